@@ -1,0 +1,71 @@
+# userns-idmap: Debian's linux-source-6.1 + our patch series, built and
+# tested under QEMU.  'make help' lists the targets.
+
+SHELL := /bin/bash
+S := scripts
+B := build
+
+# Never two kernel builds at once (2 cores): run targets one after another.
+.NOTPARALLEL:
+
+.PHONY: help deps tree export kernel kernel-stock kernels tests initramfs \
+	check run shell bench lint bisect clean distclean
+
+help:
+	@echo 'make run           build the patched kernel, boot it, run the demo'
+	@echo 'make check         build both kernels, run KUnit + all tests on both'
+	@echo 'make shell         boot the patched kernel with a shell on the console'
+	@echo 'make bench         deterministic benchmark, stock vs patched (results/)'
+	@echo 'make tree          extract the source into build/linux and apply series/'
+	@echo 'make export        write the tree'"'"'s commits back into series/'
+	@echo 'make kernel        build the patched kernel (kernel-stock: the stock one)'
+	@echo 'make lint          shellcheck, checkpatch --strict on series/'
+	@echo 'make bisect        build every prefix of the series'
+	@echo 'make deps          install the Debian packages everything needs'
+
+deps:
+	@$(S)/deps.sh
+
+tree: deps
+	@$(S)/tree.sh
+
+export:
+	@$(S)/export.sh
+
+kernel: tree
+	@$(S)/build-kernel.sh patched
+
+kernel-stock: tree
+	@$(S)/build-kernel.sh stock
+
+kernels: kernel kernel-stock
+
+tests: tree
+	@$(S)/build-tests.sh
+
+initramfs: tests
+	@$(S)/mkinitramfs.sh $(B)/initramfs.cpio
+
+check: kernel kernel-stock initramfs
+	@$(S)/check.sh
+
+run: kernel initramfs
+	@$(S)/vm.sh --variant patched --timeout 300 -- /guest/demo.sh
+
+shell: kernel initramfs
+	@$(S)/vm.sh --variant patched --shell
+
+bench: tree
+	@$(S)/bench.sh
+
+lint: tree
+	@$(S)/lint.sh
+
+bisect: tree
+	@$(S)/bisect.sh
+
+clean:
+	rm -rf $(B)/obj-* $(B)/kernels $(B)/tests $(B)/results $(B)/*.img $(B)/initramfs.cpio
+
+distclean:
+	rm -rf $(B) results

@@ -1,0 +1,17 @@
+#!/bin/sh
+# Runs every test program under /tests in the guest, each between markers
+# that the host's check.sh counts.  A program's KTAP goes to the console as
+# it is.  The ext4 disk (if attached) is /dev/vda, formatted by the host.
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+if [ -b /dev/vda ]; then
+	export USERNS_IDMAP_EXT4_DEV=/dev/vda
+fi
+cd /tests || exit 1
+for t in *; do
+	[ -f "$t" ] && [ -x "$t" ] || continue
+	echo "@@BEGIN $t@@"
+	timeout "${USERNS_IDMAP_TEST_TIMEOUT:-300}" "./$t"
+	rc=$?
+	echo "@@END $t rc=$rc@@"
+done
+exit 0

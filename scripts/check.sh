@@ -1,0 +1,54 @@
+#!/bin/bash
+# check.sh: boot the patched and the stock kernel, run the KUnit suites built
+# into the patched kernel and every userspace test of the project on both,
+# print the KTAP of each, and end with one line "N passed, N failed, N skipped".
+# Exits non-zero on any failure or on a guest that did not finish.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+variants=${VARIANTS:-patched stock}
+results=$BUILD/results
+mkdir -p "$results"
+tp=0 tf=0 ts=0
+summary=""
+
+mkdisk() {
+	local img=$1
+	rm -f "$img"
+	truncate -s 64M "$img"
+	mkfs.ext4 -q -F -O project,quota -E root_owner=0:0 "$img" >/dev/null 2>&1 ||
+		die "mkfs.ext4 failed on $img" "run 'make deps' (installs e2fsprogs)"
+}
+
+for v in $variants; do
+	log=$results/check-$v.log
+	disk=$BUILD/disk-$v.img
+	mkdisk "$disk"
+	info "booting the $v kernel (console: $log)"
+	set +e
+	"$TOP/scripts/vm.sh" --variant "$v" --disk "$disk" --timeout "${CHECK_TIMEOUT:-1200}" \
+		--log "$log" -- /guest/run-tests.sh >/dev/null
+	rc=$?
+	set -e
+	echo "# ---- $v kernel: KTAP ----"
+	# KUnit block (boot) and each program's output, without boot noise.
+	awk '/^KTAP version|^TAP version/ && !inprog { k = 1 }
+	     /^@@BEGIN / { inprog = 1; k = 0 }
+	     /^@@END / { inprog = 0; print; next }
+	     k && !/^(KTAP|TAP) version|^ *(not )?ok |^ *#|^ *[0-9]+\.\.[0-9]+|^ +/ { k = 0 }
+	     k || inprog' "$log"
+	counts=$(awk -f "$TOP/scripts/count-ktap.awk" "$log")
+	echo "$counts" | sed '$d'
+	read -r p f s <<<"$(echo "$counts" | tail -n 1)"
+	if [ "$rc" != 0 ]; then
+		f=$((f + 1))
+		echo "FAILED: the $v guest did not finish cleanly (vm.sh exit $rc; see $log)"
+	fi
+	echo "# $v: $p passed, $f failed, $s skipped"
+	summary="$summary $v: $p/$f/$s"
+	tp=$((tp + p)) tf=$((tf + f)) ts=$((ts + s))
+done
+
+echo "# per kernel (passed/failed/skipped):$summary"
+echo "$tp passed, $tf failed, $ts skipped"
+[ "$tf" = 0 ]

@@ -1,0 +1,38 @@
+#!/bin/bash
+# make deps: install everything the harness needs from Debian's packages.
+# Skipped when every package is already installed (fast re-runs).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+mkdir -p "$BUILD"
+
+pkgs=(
+	linux-source-6.1
+	# kernel build
+	build-essential bc bison flex libelf-dev libssl-dev cpio kmod python3 rsync xz-utils git file
+	ccache sparse dwarves
+	# guest
+	qemu-system-x86 busybox-static e2fsprogs uidmap util-linux libc6-dev libcap-dev
+	# lint and benchmark
+	shellcheck gnuplot-nox valgrind
+)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	case "$p" in '#'*) continue ;; esac
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ] && [ -r "$SRC_TARBALL" ]; then
+	exit 0
+fi
+
+cmd="apt-get update && apt-get install -y --no-install-recommends ${missing[*]}"
+if [ "$(id -u)" != 0 ]; then
+	die "missing packages: ${missing[*]}" "as root, run: $cmd" "then run make again"
+fi
+info "installing: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q >/dev/null || die "apt-get update failed" "check the network and the apt sources, then run 'make deps' again"
+apt-get install -y -q --no-install-recommends "${missing[@]}" >"$BUILD/apt.log" 2>&1 ||
+	{ tail -n 20 "$BUILD/apt.log" >&2; die "apt-get install failed (log above, full: $BUILD/apt.log)" "fix the cause, then run 'make deps' again"; }
+[ -r "$SRC_TARBALL" ] || die "linux-source-6.1 is installed but $SRC_TARBALL is missing" "reinstall it: apt-get install --reinstall linux-source-6.1"
+info "dependencies installed"

@@ -1,0 +1,41 @@
+# shellcheck shell=bash
+# Common settings for the harness scripts.  Sourced, never run.
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+TREE=$BUILD/linux
+STOCK_TREE=$BUILD/linux-stock
+SERIES=$TOP/series
+SRC_TARBALL=${SRC_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+BASE_TAG=base
+export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache}
+export CCACHE_BASEDIR=$BUILD
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
+
+die() {
+	printf '%s: error: %s\n' "${0##*/}" "$1" >&2
+	shift
+	for hint in "$@"; do
+		printf '%s:   %s\n' "${0##*/}" "$hint" >&2
+	done
+	exit 1
+}
+
+info() {
+	printf '%s: %s\n' "${0##*/}" "$*" >&2
+}
+
+# Installed Debian package version of the kernel source, or "unknown".
+source_version() {
+	dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || echo unknown
+}
+
+# Hash of everything in series/ that git am applies.
+series_hash() {
+	(cd "$SERIES" && find . -type f -print0 | sort -z | xargs -0 -r sha256sum) |
+		sha256sum | cut -d' ' -f1
+}
+
+tree_git() {
+	git -C "$TREE" -c user.name=userns-idmap -c user.email=userns-idmap@localhost "$@"
+}

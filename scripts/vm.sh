@@ -1,0 +1,108 @@
+#!/bin/bash
+# vm.sh: boot a kernel under QEMU (TCG) with the project's initramfs and run
+# one command in it, in the spirit of virtme-ng's 'vng -- CMD'.
+#
+#   vm.sh [options] -- CMD [ARG...]   run CMD in the guest, exit with its status
+#   vm.sh [options] --shell           interactive shell on the console
+#
+# Options:
+#   --kernel FILE      bzImage to boot (default build/kernels/patched.bzImage)
+#   --variant NAME     shorthand for --kernel build/kernels/NAME.bzImage
+#   --initramfs FILE   base initramfs (default build/initramfs.cpio)
+#   --disk IMG         attach a raw disk image as a virtio disk (repeatable)
+#   --icount           deterministic mode: -icount shift=0, 1 guest ns = 1 instruction
+#   --timeout SEC      kill a guest that has not finished (default 600)
+#   --log FILE         also write the console to FILE
+#   --mem MB           guest memory (default 1024)
+# The console streams to stdout.  Exit status: the guest command's, or 124
+# when the guest timed out, 125 when it ended without reporting a status.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+kernel=$BUILD/kernels/patched.bzImage
+initramfs=$BUILD/initramfs.cpio
+disks=()
+icount=0
+timeout=600
+log=""
+mem=1024
+shell=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--kernel) kernel=$2; shift 2 ;;
+	--variant) kernel=$BUILD/kernels/$2.bzImage; shift 2 ;;
+	--initramfs) initramfs=$2; shift 2 ;;
+	--disk) disks+=("$2"); shift 2 ;;
+	--icount) icount=1; shift ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--log) log=$2; shift 2 ;;
+	--mem) mem=$2; shift 2 ;;
+	--shell) shell=1; shift ;;
+	--) shift; break ;;
+	-h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	*) die "unknown option '$1'" "see '$0 --help'" ;;
+	esac
+done
+if [ "$shell" = 0 ] && [ $# -eq 0 ]; then
+	die "no command given" "usage: $0 [options] -- CMD, or $0 --shell"
+fi
+[ -f "$kernel" ] || die "kernel $kernel not found" "build it first ('make kernel' or 'make kernel-stock')"
+[ -f "$initramfs" ] || die "initramfs $initramfs not found" "run 'make initramfs'"
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 not installed" "run 'make deps'"
+for d in "${disks[@]}"; do
+	[ -f "$d" ] || die "disk image $d not found"
+done
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+rd=$tmp/initrd.cpio
+cp "$initramfs" "$rd"
+if [ "$shell" = 0 ]; then
+	mkdir -p "$tmp/root"
+	{
+		echo '#!/bin/sh'
+		if [ $# -eq 1 ]; then
+			printf '%s\n' "$1"
+		else
+			printf '%q ' "$@"
+			echo
+		fi
+	} >"$tmp/root/cmd"
+	chmod 755 "$tmp/root/cmd"
+	(cd "$tmp/root" && echo cmd | cpio -o -H newc --owner=0:0 --quiet) >>"$rd"
+fi
+
+accel=tcg
+qemu=(qemu-system-x86_64 -accel "$accel" -cpu max -m "$mem" -smp 1
+	-kernel "$kernel" -initrd "$rd" -no-reboot -nodefaults -display none
+	-append "console=ttyS0 panic=-1 oops=panic rdinit=/init")
+if [ "$icount" = 1 ]; then
+	qemu+=(-icount shift=0,sleep=off)
+fi
+n=0
+for d in "${disks[@]}"; do
+	qemu+=(-drive "file=$d,format=raw,if=virtio,index=$n")
+	n=$((n + 1))
+done
+
+if [ "$shell" = 1 ]; then
+	exec "${qemu[@]}" -serial mon:stdio
+fi
+
+out=$tmp/console.log
+set +e
+timeout -k 5 "$timeout" "${qemu[@]}" -serial stdio -monitor none </dev/null 2>&1 |
+	tr -d '\r' | tee "$out"
+status=("${PIPESTATUS[@]}")
+set -e
+[ -n "$log" ] && cp "$out" "$log"
+if [ "${status[0]}" = 124 ] || [ "${status[0]}" = 137 ]; then
+	info "the guest did not finish within $timeout s and was killed (--timeout SEC to allow more)"
+	exit 124
+fi
+rc=$(sed -n 's/^.*@@USERNS-IDMAP-EXIT=\([0-9]*\)@@.*$/\1/p' "$out" | tail -n 1)
+if [ -z "$rc" ]; then
+	info "the guest ended without reporting an exit status (kernel panic or crash? see the console above)"
+	exit 125
+fi
+exit "$rc"
