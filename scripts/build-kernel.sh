@@ -39,7 +39,9 @@ fragfiles=()
 for f in $frags; do
 	fragfiles+=("$TOP/config/$f.config")
 done
-cfgsum=$(cat "${fragfiles[@]}" | sha256sum | cut -d' ' -f1)
+# Reconfigure when a fragment or any Kconfig file of the source changed.
+cfgsum=$( (cat "${fragfiles[@]}"; cd "$src" && find . -name 'Kconfig*' -not -path './.git/*' -print0 |
+	sort -z | xargs -0 cat) | sha256sum | cut -d' ' -f1)
 mk=(make -s -C "$src" O="$obj" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" -j"$(nproc)")
 
 if [ ! -f "$obj/.config" ] || [ "$(cat "$obj/.cfgsum" 2>/dev/null)" != "$cfgsum" ]; then

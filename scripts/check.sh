@@ -20,6 +20,9 @@ mkdisk() {
 		die "mkfs.ext4 failed on $img" "run 'make deps' (installs e2fsprogs)"
 }
 
+progs=$(cd "$BUILD/tests" 2>/dev/null && ls)
+[ -n "$progs" ] || die "no test programs in $BUILD/tests" "run 'make tests' and look at its errors"
+
 for v in $variants; do
 	log=$results/check-$v.log
 	disk=$BUILD/disk-$v.img
@@ -27,7 +30,7 @@ for v in $variants; do
 	info "booting the $v kernel (console: $log)"
 	set +e
 	"$TOP/scripts/vm.sh" --variant "$v" --disk "$disk" --timeout "${CHECK_TIMEOUT:-1200}" \
-		--log "$log" -- /guest/run-tests.sh >/dev/null
+		--log "$log" -- "USERNS_IDMAP_ENGINE=${v%%-*} /guest/run-tests.sh" >/dev/null
 	rc=$?
 	set -e
 	echo "# ---- $v kernel: KTAP ----"
@@ -40,6 +43,12 @@ for v in $variants; do
 	counts=$(awk -f "$TOP/scripts/count-ktap.awk" "$log")
 	echo "$counts" | sed '$d'
 	read -r p f s <<<"$(echo "$counts" | tail -n 1)"
+	for t in $progs; do
+		if ! grep -q "^@@END $t rc=" "$log"; then
+			f=$((f + 1))
+			echo "FAILED: $t did not run to its end on the $v kernel"
+		fi
+	done
 	if [ "$rc" != 0 ]; then
 		f=$((f + 1))
 		echo "FAILED: the $v guest did not finish cleanly (vm.sh exit $rc; see $log)"

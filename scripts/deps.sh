@@ -13,7 +13,7 @@ pkgs=(
 	# guest
 	qemu-system-x86 busybox-static e2fsprogs uidmap util-linux libc6-dev libcap-dev
 	# lint and benchmark
-	shellcheck gnuplot-nox valgrind
+	shellcheck gnuplot-nox valgrind python3-ply python3-git
 )
 
 missing=()

@@ -15,6 +15,7 @@ command -v cpio >/dev/null || die "cpio not installed" "run 'make deps'"
 
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
+chmod 755 "$root"
 mkdir -p "$root"/{bin,sbin,etc,proc,sys,dev,tmp,run,root,mnt,tests,guest,usr/bin,usr/sbin}
 cp "$bb" "$root/bin/busybox"
 cp "$TOP/guest/init" "$root/init"

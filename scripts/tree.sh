@@ -51,8 +51,16 @@ else
 	tree_git init -q
 	tree_git config core.autocrlf false
 	tree_git config am.keepcr true
+	# Debian's .gitignore ignores everything at the top level (a rule for
+	# its packaging repository): drop it, or no new file could be added.
+	sed -i '/^# Debian packaging: ignore everything at the top level/,/^!\/debian\/$/d; ${/^#$/d}' \
+		"$TREE/.gitignore"
+	sed -i -e ':a' -e '/^#$/{$d;N;ba' -e '}' "$TREE/.gitignore"
 	tree_git add -A -f .
-	tree_git commit -q -m "base: Debian linux-source-6.1 $(source_version)"
+	tree_git commit -q -m "base: Debian linux-source-6.1 $(source_version)
+
+Debian's top-level .gitignore rule that ignores everything (its packaging
+repository layout) is dropped so that new files can be added."
 	tree_git tag "$BASE_TAG"
 fi
 
