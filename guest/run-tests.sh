@@ -8,7 +8,9 @@ if [ -b /dev/vda ]; then
 fi
 cd /tests || exit 1
 for t in *; do
-	[ -f "$t" ] && [ -x "$t" ] || continue
+	if [ ! -f "$t" ] || [ ! -x "$t" ]; then
+		continue
+	fi
 	echo "@@BEGIN $t@@"
 	timeout "${USERNS_IDMAP_TEST_TIMEOUT:-300}" "./$t"
 	rc=$?

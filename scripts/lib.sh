@@ -1,5 +1,6 @@
 # shellcheck shell=bash
 # Common settings for the harness scripts.  Sourced, never run.
+# shellcheck disable=SC2034  # variables for the scripts that source this
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$TOP/build}

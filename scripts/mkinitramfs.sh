@@ -27,6 +27,10 @@ cp "$TOP"/guest/*.sh "$root/guest/" 2>/dev/null || true
 if [ -d "$BUILD/tests" ]; then
 	cp -a "$BUILD/tests/." "$root/tests/"
 fi
+if [ -d "$BUILD/bench" ]; then
+	mkdir -p "$root/bench"
+	cp -a "$BUILD/bench/." "$root/bench/"
+fi
 
 copy_with_libs() {
 	local bin=$1 lib

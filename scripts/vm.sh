@@ -77,6 +77,7 @@ qemu=(qemu-system-x86_64 -accel "$accel" -cpu max -m "$mem" -smp 1
 	-kernel "$kernel" -initrd "$rd" -no-reboot -nodefaults -display none
 	-append "console=ttyS0 panic=-1 oops=panic rdinit=/init")
 if [ "$icount" = 1 ]; then
+	# shellcheck disable=SC2054  # one QEMU option value with commas
 	qemu+=(-icount shift=0,sleep=off)
 fi
 n=0

@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * idmap_bench: cost of id-map lookups, measured in the guest.
+ *
+ * Run under QEMU with -icount shift=0, where one nanosecond of guest time
+ * is one guest instruction: CLOCK_MONOTONIC differences are instruction
+ * counts, the same on every run.  Each figure is the smallest of REPS
+ * timed loops of ITERS calls, divided by ITERS.
+ *
+ * For each map size N and id width, a child process unshares its user
+ * namespace, the parent writes uid_map and gid_map with N extents, and the
+ * child times the workloads.  Output, one line per figure:
+ *   @@BENCH <workload> <N> <width> <instructions per call | rejected>
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/fsuid.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#define ITERS 1000
+#define REPS 5
+#define SPREAD 4096
+#define EXTENT_LEN 100
+
+static const unsigned int sizes[] = { 1, 2, 5, 6, 16, 64, 340, 1024, 4096 };
+
+static unsigned long long now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* Instructions per call of @fn(@arg), best of REPS loops. */
+static double measure(void (*fn)(void *), void *arg, int iters)
+{
+	unsigned long long best = ~0ULL, t;
+	int r, i;
+
+	for (r = 0; r < REPS; r++) {
+		t = now();
+		for (i = 0; i < iters; i++)
+			fn(arg);
+		t = now() - t;
+		if (t < best)
+			best = t;
+	}
+	return (double)best / iters;
+}
+
+/* Extent i: first = first_base + i * stride, lower = lower_base + i * stride. */
+struct layout {
+	const char *name;
+	unsigned int first_base, lower_base, stride;
+};
+
+static const struct layout layouts[] = {
+	{ "narrow", 0, 100000, 200 },
+	{ "wide", 1000000000, 2000000000, 200000 },
+};
+
+static unsigned int kid_of(const struct layout *l, unsigned int extent, unsigned int off)
+{
+	return l->lower_base + extent * l->stride + off;
+}
+
+static char *map_text(const struct layout *l, unsigned int n)
+{
+	char *buf = malloc(n * 40 + 1), *p = buf;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		p += sprintf(p, "%u %u %u\n", l->first_base + i * l->stride,
+			     l->lower_base + i * l->stride, EXTENT_LEN);
+	return buf;
+}
+
+static char spread_path[SPREAD][32];
+static unsigned int spread_order[SPREAD];
+
+static void do_stat(void *arg)
+{
+	struct stat st;
+
+	stat(arg, &st);
+}
+
+static void do_stat_spread(void *arg __attribute__((unused)))
+{
+	struct stat st;
+	int i;
+
+	for (i = 0; i < SPREAD; i++)
+		stat(spread_path[spread_order[i]], &st);
+}
+
+static void do_getresuid(void *arg __attribute__((unused)))
+{
+	uid_t r, e, s;
+	gid_t gr, ge, gs;
+
+	getresuid(&r, &e, &s);
+	getresgid(&gr, &ge, &gs);
+}
+
+static void do_setfsuid(void *arg)
+{
+	setfsuid(*(uid_t *)arg);
+}
+
+static void do_fchown(void *arg)
+{
+	int *a = arg;
+
+	if (fchown(a[0], a[1], -1))
+		perror("fchown");
+}
+
+static void do_status(void *arg)
+{
+	static char buf[4096];
+
+	if (pread(*(int *)arg, buf, sizeof(buf), 0) < 0)
+		perror("pread");
+}
+
+static void report(const char *what, unsigned int n, const char *width, double v)
+{
+	printf("@@BENCH %s %u %s %.1f\n", what, n, width, v);
+}
+
+/* The workloads, in a namespace with the map of @l and @n extents. */
+static int child_work(const struct layout *l, unsigned int n)
+{
+	uid_t target = l->first_base + (n - 1) * l->stride + 1;
+	int fd, a[2];
+
+	report("stat_first", n, l->name, measure(do_stat, "/tmp/b-first", ITERS));
+	report("stat_middle", n, l->name, measure(do_stat, "/tmp/b-middle", ITERS));
+	report("stat_last", n, l->name, measure(do_stat, "/tmp/b-last", ITERS));
+	report("stat_unmapped", n, l->name, measure(do_stat, "/tmp/b-unmapped", ITERS));
+	report("stat_spread", n, l->name, measure(do_stat_spread, NULL, 1) / SPREAD);
+	report("getresuid_getresgid", n, l->name, measure(do_getresuid, NULL, ITERS));
+	fd = open("/proc/self/status", O_RDONLY);
+	report("read_proc_status", n, l->name, measure(do_status, &fd, ITERS / 10));
+	close(fd);
+
+	/*
+	 * Still the namespace's creator with a full capability set: chown a
+	 * file the parent gave to a mapped id, then move our fsuid around.
+	 */
+	fd = open("/tmp/b-own", O_RDONLY);
+	if (fd < 0) {
+		perror("open");
+		return 1;
+	}
+	a[0] = fd;
+	a[1] = target;
+	report("chown_last", n, l->name, measure(do_fchown, a, ITERS));
+	close(fd);
+	report("setfsuid_last", n, l->name, measure(do_setfsuid, &target, ITERS));
+	return 0;
+}
+
+static void set_owner(const char *path, unsigned int kid)
+{
+	int fd = open(path, O_CREAT | O_WRONLY, 0644);
+
+	if (fd < 0 || fchown(fd, kid, kid))
+		perror(path);
+	close(fd);
+}
+
+static int write_map(pid_t pid, const char *file, const char *text)
+{
+	char path[64];
+	ssize_t n;
+	int fd, err;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", pid, file);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, strlen(text));
+	err = n < 0 ? -errno : 0;
+	close(fd);
+	return err;
+}
+
+static void run(const struct layout *l, unsigned int n)
+{
+	int go[2], ready[2], status, err;
+	unsigned long long t;
+	char c, *text;
+	unsigned int i;
+	pid_t pid;
+
+	set_owner("/tmp/b-first", kid_of(l, 0, 1));
+	set_owner("/tmp/b-middle", kid_of(l, n / 2, 1));
+	set_owner("/tmp/b-last", kid_of(l, n - 1, 1));
+	set_owner("/tmp/b-unmapped", 5);
+	set_owner("/tmp/b-own", kid_of(l, 0, 0));
+	for (i = 0; i < SPREAD; i++)
+		set_owner(spread_path[i], kid_of(l, i % n, i % EXTENT_LEN));
+	/* A fixed shuffle: no memo of the last extent helps. */
+	srand(12345);
+	for (i = 0; i < SPREAD; i++)
+		spread_order[i] = i;
+	for (i = SPREAD - 1; i > 0; i--) {
+		unsigned int j = rand() % (i + 1), tmp = spread_order[i];
+
+		spread_order[i] = spread_order[j];
+		spread_order[j] = tmp;
+	}
+
+	if (pipe(go) || pipe(ready))
+		exit(1);
+	pid = fork();
+	if (pid == 0) {
+		close(go[1]);
+		close(ready[0]);
+		if (unshare(CLONE_NEWUSER))
+			_exit(1);
+		if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(0);
+		_exit(c == 'g' ? child_work(l, n) : 0);
+	}
+	close(go[0]);
+	close(ready[1]);
+	if (read(ready[0], &c, 1) != 1)
+		exit(1);
+	text = map_text(l, n);
+	t = now();
+	err = write_map(pid, "uid_map", text);
+	t = now() - t;
+	if (!err)
+		err = write_map(pid, "gid_map", text);
+	free(text);
+	if (err) {
+		printf("@@BENCH map_write %u %s rejected\n", n, l->name);
+		if (write(go[1], "n", 1) != 1)
+			perror("write");
+	} else {
+		report("map_write", n, l->name, (double)t);
+		if (write(go[1], "g", 1) != 1)
+			perror("write");
+	}
+	waitpid(pid, &status, 0);
+	close(go[1]);
+	close(ready[0]);
+}
+
+int main(void)
+{
+	unsigned int i, s, w;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (i = 0; i < SPREAD; i++)
+		snprintf(spread_path[i], sizeof(spread_path[i]), "/tmp/s%u", i);
+	/* The floor: the same stat in the initial namespace. */
+	set_owner("/tmp/b-first", 100001);
+	report("stat_init_ns", 0, "-", measure(do_stat, "/tmp/b-first", ITERS));
+	for (w = 0; w < 2; w++)
+		for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
+			run(&layouts[w], sizes[s]);
+	return 0;
+}

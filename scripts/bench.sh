@@ -1,0 +1,45 @@
+#!/bin/bash
+# make bench: build the stock and the patched kernel with the benchmark
+# config (config/bench.config: Debian's speculation mitigations), boot each
+# under QEMU -icount shift=0 (1 guest ns = 1 instruction), run
+# bench/idmap_bench, and write results/bench.{csv,md} and
+# results/bench-stat.png.  RUNS=2 boots each kernel twice and checks that
+# the counts are identical.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+out=$TOP/results
+runs=${RUNS:-1}
+mkdir -p "$out" "$BUILD/bench"
+for v in stock-bench patched-bench; do
+	"$TOP/scripts/build-kernel.sh" "$v"
+done
+gcc -static -O2 -Wall -Wextra -o "$BUILD/bench/idmap_bench" "$TOP/bench/idmap_bench.c" ||
+	die "bench/idmap_bench.c did not build"
+"$TOP/scripts/mkinitramfs.sh" "$BUILD/initramfs-bench.cpio"
+
+csv=$out/bench.csv
+echo "kernel,run,workload,extents,width,instructions" >"$csv"
+for v in stock-bench patched-bench; do
+	for r in $(seq 1 "$runs"); do
+		log=$out/bench-$v-$r.log
+		info "running the benchmark on $v (run $r of $runs), icount mode"
+		"$TOP/scripts/vm.sh" --variant "$v" --icount --timeout 1800 \
+			--initramfs "$BUILD/initramfs-bench.cpio" --log "$log" -- /bench/idmap_bench >/dev/null ||
+			die "the benchmark failed on $v" "console: $log"
+		sed -n 's/^@@BENCH \([^ ]*\) \([^ ]*\) \([^ ]*\) \([^ ]*\)$/'"${v%-bench},$r"',\1,\2,\3,\4/p' "$log" >>"$csv"
+	done
+done
+
+if [ "$runs" -gt 1 ]; then
+	if diff <(awk -F, '$2 == 1 { print $1, $3, $4, $5, $6 }' "$csv") \
+		<(awk -F, '$2 == 2 { print $1, $3, $4, $5, $6 }' "$csv") >/dev/null; then
+		info "run 1 and run 2 gave identical instruction counts"
+	else
+		info "warning: run 1 and run 2 differ (see $csv)"
+	fi
+fi
+
+# Markdown: one row per workload and width, stock | ours per N.
+/usr/bin/python3 "$TOP/scripts/bench-report.py" "$csv" "$out"
+info "results: $out/bench.md, $out/bench.csv, $out/bench-stat.png"
