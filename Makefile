@@ -8,7 +8,7 @@ B := build
 # Never two kernel builds at once (2 cores): run targets one after another.
 .NOTPARALLEL:
 
-.PHONY: help deps tree export kernel kernel-stock kernels tests initramfs \
+.PHONY: help deps tree export kernel kernel-stock kernel-nouserns kernels tests initramfs \
 	check run shell bench lint bisect clean distclean
 
 help:
@@ -38,7 +38,10 @@ kernel: tree
 kernel-stock: tree
 	@$(S)/build-kernel.sh stock
 
-kernels: kernel kernel-stock
+kernel-nouserns: tree
+	@$(S)/build-kernel.sh nouserns
+
+kernels: kernel kernel-stock kernel-nouserns
 
 tests: tree
 	@$(S)/build-tests.sh
@@ -46,7 +49,7 @@ tests: tree
 initramfs: tests
 	@$(S)/mkinitramfs.sh $(B)/initramfs.cpio
 
-check: kernel kernel-stock initramfs
+check: kernel kernel-stock kernel-nouserns initramfs
 	@$(S)/check.sh
 
 run: kernel initramfs

@@ -16,8 +16,12 @@ def main():
     src, outdir = sys.argv[1], sys.argv[2]
     data = defaultdict(dict)  # (workload, width) -> {(kernel, n): value}
     floor = {}
+    runs = defaultdict(dict)  # (kernel, workload, n, width) -> {run: value}
     with open(src, newline="") as f:
         for row in csv.DictReader(f):
+            if row["instructions"] != "rejected":
+                runs[(row["kernel"], row["workload"], row["extents"], row["width"])][
+                    row["run"]] = float(row["instructions"])
             if row["run"] != "1":
                 continue
             if row["workload"] == "stat_init_ns":
@@ -40,6 +44,20 @@ def main():
             vals = [fmt(data[(work, width)].get((kernel, n))) for n in SIZES]
             name = "ours" if kernel == "patched" else kernel
             lines.append("| %s | %s | %s | %s |" % (work, width, name, " | ".join(vals)))
+    # Run to run: the largest relative difference per workload.
+    spread = defaultdict(float)
+    for (kernel, work, n, width), byrun in runs.items():
+        if "1" in byrun and "2" in byrun and byrun["1"]:
+            d = abs(byrun["1"] - byrun["2"]) / byrun["1"]
+            spread[work] = max(spread[work], d)
+    if spread:
+        lines.append("")
+        lines.append("Two boots of each kernel, largest difference between them per workload:")
+        lines.append("")
+        lines.append("| workload | run 1 vs run 2 |")
+        lines.append("|---|---|")
+        for work in sorted(spread):
+            lines.append("| %s | %.3f %% |" % (work, 100 * spread[work]))
     with open(outdir + "/bench.md", "w") as f:
         f.write("\n".join(lines) + "\n")
 

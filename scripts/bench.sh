@@ -36,10 +36,15 @@ if [ "$runs" -gt 1 ]; then
 		<(awk -F, '$2 == 2 { print $1, $3, $4, $5, $6 }' "$csv") >/dev/null; then
 		info "run 1 and run 2 gave identical instruction counts"
 	else
-		info "warning: run 1 and run 2 differ (see $csv)"
+		info "run 1 and run 2 differ somewhere: see the last table of $out/bench.md"
 	fi
 fi
 
+# Cache lines per lookup: a user-space model of both layouts (bench/cachelines.c).
+gcc -O2 -Wall -Wextra -o "$BUILD/bench-cachelines" "$TOP/bench/cachelines.c" ||
+	die "bench/cachelines.c did not build"
+"$BUILD/bench-cachelines" >"$out/cachelines.md"
+
 # Markdown: one row per workload and width, stock | ours per N.
 /usr/bin/python3 "$TOP/scripts/bench-report.py" "$csv" "$out"
-info "results: $out/bench.md, $out/bench.csv, $out/bench-stat.png"
+info "results: $out/bench.md, $out/bench.csv, $out/bench-stat.png, $out/cachelines.md"

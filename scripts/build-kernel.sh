@@ -2,6 +2,7 @@
 # build-kernel.sh VARIANT: configure and build one kernel out of tree.
 #   patched        the tree (build/linux) as it is, with the test config
 #   stock          the base commit (a worktree at build/linux-stock), same config
+#   nouserns       the tree with CONFIG_USER_NS=n (identity maps only)
 #   patched-bench, stock-bench, nouserns-bench   benchmark configs (see config/)
 # Result: build/kernels/VARIANT.bzImage (+ VARIANT.config).  Incremental:
 # the config is regenerated only when a fragment changed, make rebuilds only
@@ -13,10 +14,11 @@ variant=${1:-}
 case "$variant" in
 patched) src=$TREE; frags="base kunit" ;;
 stock) src=$STOCK_TREE; frags="base kunit" ;;
+nouserns) src=$TREE; frags="base nouserns" ;;
 patched-bench) src=$TREE; frags="base bench" ;;
 stock-bench) src=$STOCK_TREE; frags="base bench" ;;
 nouserns-bench) src=$STOCK_TREE; frags="base bench nouserns" ;;
-*) die "unknown kernel variant '$variant'" "use one of: patched stock patched-bench stock-bench nouserns-bench" ;;
+*) die "unknown kernel variant '$variant'" "use one of: patched stock nouserns patched-bench stock-bench nouserns-bench" ;;
 esac
 
 [ -d "$TREE/.git" ] || die "no tree at $TREE" "run 'make tree' first"

@@ -6,11 +6,11 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-variants=${VARIANTS:-patched stock}
+# nouserns: the patched tree with CONFIG_USER_NS=n, running the tests
+# written for such a kernel.
+variants=${VARIANTS:-patched stock nouserns}
 results=$BUILD/results
 mkdir -p "$results"
-tp=0 tf=0 ts=0
-summary=""
 
 mkdisk() {
 	local img=$1
@@ -20,17 +20,41 @@ mkdisk() {
 		die "mkfs.ext4 failed on $img" "run 'make deps' (installs e2fsprogs)"
 }
 
-progs=$(cd "$BUILD/tests" 2>/dev/null && ls)
-[ -n "$progs" ] || die "no test programs in $BUILD/tests" "run 'make tests' and look at its errors"
+# Build-time tests: the id types must not mix (patched tree).
+tlog=$results/typecheck.log
+set +e
+{
+	echo "@@BEGIN typecheck@@"
+	"$TOP/scripts/typecheck.sh"
+	echo "@@END typecheck rc=$?@@"
+} >"$tlog" 2>&1
+set -e
+echo "# ---- build-time type checks (patched tree) ----"
+cat "$tlog"
+counts=$(awk -f "$TOP/scripts/count-ktap.awk" "$tlog")
+echo "$counts" | sed '$d'
+read -r tp tf ts <<<"$(echo "$counts" | tail -n 1)"
+summary=" typecheck: $tp/$tf/$ts"
+
+all=$(cd "$BUILD/tests" 2>/dev/null && ls)
+[ -n "$all" ] || die "no test programs in $BUILD/tests" "run 'make tests' and look at its errors"
 
 for v in $variants; do
 	log=$results/check-$v.log
+	if [ "$v" = nouserns ]; then
+		progs=$(echo "$all" | grep nouserns || true)
+		engine=none
+	else
+		progs=$(echo "$all" | grep -v nouserns || true)
+		engine=$v
+	fi
+	cmd="USERNS_IDMAP_ENGINE=$engine /guest/run-tests.sh $(echo "$progs" | tr '\n' ' ')"
 	disk=$BUILD/disk-$v.img
 	mkdisk "$disk"
 	info "booting the $v kernel (console: $log)"
 	set +e
 	"$TOP/scripts/vm.sh" --variant "$v" --disk "$disk" --timeout "${CHECK_TIMEOUT:-1200}" \
-		--log "$log" -- "USERNS_IDMAP_ENGINE=${v%%-*} /guest/run-tests.sh" >/dev/null
+		--log "$log" -- "$cmd" >/dev/null
 	rc=$?
 	set -e
 	echo "# ---- $v kernel: KTAP ----"
