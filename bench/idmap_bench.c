@@ -224,30 +224,39 @@ static int write_map(pid_t pid, const char *file, const char *text,
 	return err;
 }
 
-/* A child in a new user namespace that waits for a byte on @go. */
-static pid_t waiting_child(int go[2])
+/*
+ * Fork a child that unshares its user namespace and waits for a byte on
+ * *@go.  In the parent: the child's pid, *@go the end to write.  In the
+ * child: 0, *@cmd the byte received (0 if the parent closed its end).
+ * *@back is the pipe from child to parent: its read end in the parent,
+ * its write end in the child.
+ */
+static pid_t waiting_child(int *go, int *back, char *cmd)
 {
-	int ready[2];
+	int down[2], up[2];
 	pid_t pid;
 	char c;
 
-	if (pipe(go) || pipe(ready))
+	if (pipe(down) || pipe(up))
 		exit(1);
 	pid = fork();
 	if (pid == 0) {
-		close(go[1]);
-		close(ready[0]);
+		close(down[1]);
+		close(up[0]);
 		if (unshare(CLONE_NEWUSER))
 			_exit(1);
-		if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
-			_exit(0);
-		_exit(c);
+		if (write(up[1], "r", 1) != 1 || read(down[0], cmd, 1) != 1)
+			*cmd = 0;
+		close(down[0]);
+		*back = up[1];
+		return 0;
 	}
-	close(go[0]);
-	close(ready[1]);
-	if (read(ready[0], &c, 1) != 1)
+	close(down[0]);
+	close(up[1]);
+	if (read(up[0], &c, 1) != 1)
 		exit(1);
-	close(ready[0]);
+	*go = down[1];
+	*back = up[0];
 	return pid;
 }
 
@@ -255,16 +264,20 @@ static pid_t waiting_child(int go[2])
 static int time_map_write(const char *text, unsigned long long *best)
 {
 	unsigned long long t;
-	int go[2], r, err = 0;
+	int go, back, r, err = 0;
 	pid_t pid;
+	char cmd;
 
 	*best = ~0ULL;
 	for (r = 0; r < 3 && !err; r++) {
-		pid = waiting_child(go);
+		pid = waiting_child(&go, &back, &cmd);
+		if (pid == 0)
+			_exit(0);
 		err = write_map(pid, "uid_map", text, &t);
 		if (t < *best)
 			*best = t;
-		close(go[1]);
+		close(go);
+		close(back);
 		waitpid(pid, NULL, 0);
 	}
 	return err;
@@ -272,7 +285,7 @@ static int time_map_write(const char *text, unsigned long long *best)
 
 static void run(const struct layout *l, unsigned int n)
 {
-	int go[2], ready[2], status, err;
+	int go, back, status, err;
 	unsigned long long t;
 	char c, *text;
 	unsigned int i;
@@ -306,37 +319,25 @@ static void run(const struct layout *l, unsigned int n)
 	}
 	report("map_write", n, l->name, (double)t);
 
-	if (pipe(go) || pipe(ready))
-		exit(1);
-	pid = fork();
+	pid = waiting_child(&go, &back, &c);
 	if (pid == 0) {
-		close(go[1]);
-		close(ready[0]);
-		if (unshare(CLONE_NEWUSER))
-			_exit(1);
-		if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
-			_exit(0);
 		if (c != 'g')
 			_exit(0);
 		results_len = 0;
 		status = child_work(l, n);
 		/* Hand the figures to the parent, which prints them at the end. */
-		if (write(ready[1], results, results_len) != (ssize_t)results_len)
+		if (write(back, results, results_len) != (ssize_t)results_len)
 			status = 1;
 		_exit(status);
 	}
-	close(go[0]);
-	close(ready[1]);
-	if (read(ready[0], &c, 1) != 1)
-		exit(1);
 	err = write_map(pid, "uid_map", text, &t);
 	if (!err)
 		err = write_map(pid, "gid_map", text, &t);
 	free(text);
-	if (write(go[1], err ? "n" : "g", 1) != 1)
+	if (write(go, err ? "n" : "g", 1) != 1)
 		perror("write");
 	for (;;) {
-		ssize_t got = read(ready[0], results + results_len,
+		ssize_t got = read(back, results + results_len,
 				   sizeof(results) - 1 - results_len);
 
 		if (got <= 0)
@@ -346,8 +347,8 @@ static void run(const struct layout *l, unsigned int n)
 	waitpid(pid, &status, 0);
 	if (err || status)
 		note("@@BENCH error %u %s %d\n", n, l->name, err ? err : status);
-	close(go[1]);
-	close(ready[0]);
+	close(go);
+	close(back);
 }
 
 int main(void)

@@ -53,21 +53,28 @@ if [ ! -f "$obj/.config" ] || [ "$(cat "$obj/.cfgsum" 2>/dev/null)" != "$cfgsum"
 	"${mk[@]}" olddefconfig >/dev/null
 	# merge_config.sh drops options whose dependencies are missing,
 	# silently: check the result, not the fragment.
-	missing=""
+	# A later fragment overrides an earlier one: the last line of an
+	# option is what must hold.
+	declare -A want=()
 	while IFS= read -r line; do
 		case "$line" in
-		CONFIG_*=n) opt=${line%%=*}; grep -q "^$opt=" "$obj/.config" && missing="$missing $line" ;;
-		CONFIG_*=*)
-			opt=${line%%=*}
-			# An option this tree does not define at all (a KUnit suite
-			# of the series, on the stock tree) is expected to drop out.
-			if ! grep -rqs --include='Kconfig*' "^config ${opt#CONFIG_}\$" "$src"; then
-				continue
-			fi
-			grep -qx "$line" "$obj/.config" || missing="$missing $line"
-			;;
+		CONFIG_*=*) want[${line%%=*}]=${line#*=} ;;
 		esac
 	done < <(cat "${fragfiles[@]}")
+	missing=""
+	for opt in "${!want[@]}"; do
+		val=${want[$opt]}
+		if [ "$val" = n ]; then
+			grep -q "^$opt=" "$obj/.config" && missing="$missing $opt=n"
+			continue
+		fi
+		# An option this tree does not define at all (a KUnit suite of
+		# the series, on the stock tree) is expected to drop out.
+		if ! grep -rqs --include='Kconfig*' "^config ${opt#CONFIG_}\$" "$src"; then
+			continue
+		fi
+		grep -qx "$opt=$val" "$obj/.config" || missing="$missing $opt=$val"
+	done
 	if [ -n "$missing" ]; then
 		die "the $variant config did not take:$missing" \
 			"a dependency of these options is missing from config/*.config; see $obj/.config"
