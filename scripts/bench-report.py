@@ -72,7 +72,7 @@ def main():
                     row.append("NaN" if v == "rejected" else v)
             f.write(" ".join(row) + "\n")
     script = """
-set terminal png size 900,560
+set terminal png size 900,560 noenhanced
 set output '%s/bench-stat.png'
 set title 'stat() of a file owned by an id of the last extent (uid and gid maps of N extents)'
 set xlabel 'extents in uid_map and gid_map (N)'
