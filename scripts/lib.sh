@@ -31,9 +31,10 @@ source_version() {
 	dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || echo unknown
 }
 
-# Hash of everything in series/ that git am applies.
+# Hash of what git am applies: the series file and the patches it lists.
 series_hash() {
-	(cd "$SERIES" && find . -type f -print0 | sort -z | xargs -0 -r sha256sum) |
+	(cd "$SERIES" && cat series 2>/dev/null &&
+		grep -v '^#' series 2>/dev/null | xargs -r cat) |
 		sha256sum | cut -d' ' -f1
 }
 

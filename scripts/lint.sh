@@ -14,19 +14,31 @@ patches=$(grep '\.patch$' "$SERIES/series" | sed "s|^|$SERIES/|")
 # shellcheck disable=SC2086
 (cd "$TREE" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict --terse $patches) || fail=1
 
-info "sparse (C=1) and W=1 on the touched C files"
-files=$(tree_git diff --name-only "$BASE_TAG"..HEAD -- 'kernel/*.c' 'include/*.h' | grep '^kernel/.*\.c$' || true)
-objs=""
-for f in $files; do
-	objs="$objs ${f%.c}.o"
-done
-if [ -n "$objs" ]; then
+info "sparse (C=2) and W=1 on the touched C files, against the stock tree's"
+files=$(tree_git diff --name-only "$BASE_TAG"..HEAD -- 'kernel/*.c' | grep '^kernel/.*\.c$' || true)
+# Messages without paths and line numbers, to compare the two trees.
+sparse_w1() {
+	local src=$1 obj=$2 objs=""
+	for f in $files; do
+		[ -f "$src/$f" ] && objs="$objs ${f%.c}.o"
+	done
+	[ -n "$objs" ] || return 0
 	# shellcheck disable=SC2086
-	out=$(make -s -C "$TREE" O="$BUILD/obj-patched" C=2 W=1 CC="ccache gcc" $objs 2>&1 | grep -v '^  CHECK\|^  CC' || true)
-	if [ -n "$out" ]; then
-		echo "$out"
+	make -s -C "$src" O="$obj" C=2 W=1 CC="ccache gcc" $objs 2>&1 |
+		grep -E 'warning|error' | sed -E 's|^[^ ]*/||; s|:[0-9]+:[0-9]+:|:|' | sort -u
+}
+if [ -n "$files" ]; then
+	[ -f "$BUILD/obj-stock/.config" ] || die "no stock build to compare with" "run 'make kernel-stock' first"
+	[ -f "$BUILD/obj-patched/.config" ] || die "no patched build" "run 'make kernel' first"
+	new=$(sparse_w1 "$TREE" "$BUILD/obj-patched")
+	old=$(sparse_w1 "$STOCK_TREE" "$BUILD/obj-stock")
+	added=$(comm -23 <(echo "$new") <(echo "$old") | sed '/^$/d')
+	if [ -n "$added" ]; then
+		echo "$added"
 		fail=1
 	fi
+	known=$(comm -12 <(echo "$new") <(echo "$old") | sed '/^$/d' | wc -l)
+	info "touched files: $(echo "$files" | tr '\n' ' ')($known warnings stock has too)"
 fi
 if [ "$fail" != 0 ]; then
 	die "lint found problems (above)"
