@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/fsuid.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -31,6 +32,12 @@
 #define SPREAD 4096
 
 static const unsigned int sizes[] = { 1, 2, 5, 6, 16, 64, 340, 1024, 4096 };
+
+/* An ext4 disk, when the harness attaches one, for idmapped mounts. */
+#define DISK "/dev/vda"
+#define DISK_MNT "/tmp/disk"
+#define IDMAPPED "/tmp/idmapped"
+static int have_disk;
 
 static unsigned long long now(void)
 {
@@ -173,6 +180,9 @@ static int child_work(const struct layout *l, unsigned int n)
 	report("stat_last", n, l->name, measure(do_stat, "/tmp/b-last", ITERS));
 	report("stat_unmapped", n, l->name, measure(do_stat, "/tmp/b-unmapped", ITERS));
 	report("stat_spread", n, l->name, measure(do_stat_spread, NULL, 1) / SPREAD);
+	if (have_disk)
+		report("stat_idmapped_last", n, l->name,
+		       measure(do_stat, IDMAPPED "/f", ITERS));
 	report("getresuid_getresgid", n, l->name, measure(do_getresuid, NULL, ITERS));
 	fd = open("/proc/self/status", O_RDONLY);
 	report("read_proc_status", n, l->name, measure(do_status, &fd, ITERS / 10));
@@ -260,6 +270,34 @@ static pid_t waiting_child(int *go, int *back, char *cmd)
 	return pid;
 }
 
+/*
+ * Mount DISK_MNT again at IDMAPPED, idmapped by @pid's user namespace, with
+ * a file "f" whose disk owner is the first id of the map's last extent:
+ * a stat() there from inside that namespace maps the id twice through the
+ * N-extent map (disk id -> kernel id -> namespace id).
+ */
+static int idmap_disk(pid_t pid, const struct layout *l, unsigned int n)
+{
+	struct mount_attr attr = { .attr_set = MOUNT_ATTR_IDMAP };
+	unsigned int id = l->first_base + (n - 1) * l->stride;
+	char path[64];
+	int tree, ns, err = 0;
+
+	set_owner(DISK_MNT "/f", id);
+	tree = open_tree(AT_FDCWD, DISK_MNT, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", pid);
+	ns = open(path, O_RDONLY | O_CLOEXEC);
+	if (tree < 0 || ns < 0)
+		return -errno;
+	attr.userns_fd = ns;
+	if (mount_setattr(tree, "", AT_EMPTY_PATH, &attr, sizeof(attr)) ||
+	    move_mount(tree, "", AT_FDCWD, IDMAPPED, MOVE_MOUNT_F_EMPTY_PATH))
+		err = -errno;
+	close(ns);
+	close(tree);
+	return err;
+}
+
 /* Best time of writing @text as the uid_map of three fresh namespaces. */
 static int time_map_write(const char *text, unsigned long long *best)
 {
@@ -333,6 +371,8 @@ static void run(const struct layout *l, unsigned int n)
 	err = write_map(pid, "uid_map", text, &t);
 	if (!err)
 		err = write_map(pid, "gid_map", text, &t);
+	if (!err && have_disk)
+		err = idmap_disk(pid, l, n);
 	free(text);
 	if (write(go, err ? "n" : "g", 1) != 1)
 		perror("write");
@@ -345,6 +385,8 @@ static void run(const struct layout *l, unsigned int n)
 		results_len += got;
 	}
 	waitpid(pid, &status, 0);
+	if (have_disk)
+		umount2(IDMAPPED, MNT_DETACH);
 	if (err || status)
 		note("@@BENCH error %u %s %d\n", n, l->name, err ? err : status);
 	close(go);
@@ -356,6 +398,13 @@ int main(void)
 	unsigned int i, s, w;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (access(DISK, F_OK) == 0) {
+		mkdir(DISK_MNT, 0755);
+		mkdir(IDMAPPED, 0755);
+		have_disk = mount(DISK, DISK_MNT, "ext4", 0, NULL) == 0;
+		if (!have_disk)
+			perror("mount " DISK);
+	}
 	for (i = 0; i < SPREAD; i++)
 		snprintf(spread_path[i], sizeof(spread_path[i]), "/tmp/s%u", i);
 	/* The floor: the same stat in the initial namespace. */

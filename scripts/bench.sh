@@ -23,8 +23,9 @@ echo "kernel,run,workload,extents,width,instructions" >"$csv"
 for v in stock-bench patched-bench; do
 	for r in $(seq 1 "$runs"); do
 		log=$out/bench-$v-$r.log
+		mkdisk "$BUILD/bench-disk.img"
 		info "running the benchmark on $v (run $r of $runs), icount mode"
-		"$TOP/scripts/vm.sh" --variant "$v" --icount --timeout 1800 \
+		"$TOP/scripts/vm.sh" --variant "$v" --icount --timeout 1800 --disk "$BUILD/bench-disk.img" \
 			--initramfs "$BUILD/initramfs-bench.cpio" --log "$log" -- /bench/idmap_bench >/dev/null ||
 			die "the benchmark failed on $v" "console: $log"
 		sed -n 's/^@@BENCH \([^ ]*\) \([^ ]*\) \([^ ]*\) \([^ ]*\)$/'"${v%-bench},$r"',\1,\2,\3,\4/p' "$log" >>"$csv"

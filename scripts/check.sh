@@ -12,13 +12,6 @@ variants=${VARIANTS:-patched stock nouserns}
 results=$BUILD/results
 mkdir -p "$results"
 
-mkdisk() {
-	local img=$1
-	rm -f "$img"
-	truncate -s 64M "$img"
-	mkfs.ext4 -q -F -O project,quota -E root_owner=0:0 "$img" >/dev/null 2>&1 ||
-		die "mkfs.ext4 failed on $img" "run 'make deps' (installs e2fsprogs)"
-}
 
 # Build-time tests: the id types must not mix (patched tree).
 tlog=$results/typecheck.log

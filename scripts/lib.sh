@@ -41,3 +41,11 @@ series_hash() {
 tree_git() {
 	git -C "$TREE" -c user.name=userns-idmap -c user.email=userns-idmap@localhost "$@"
 }
+
+# A fresh ext4 image at $1 (64 MiB, project ids and quota), owned by root.
+mkdisk() {
+	rm -f "$1"
+	truncate -s 64M "$1"
+	mkfs.ext4 -q -F -O project,quota -E root_owner=0:0 "$1" >/dev/null 2>&1 ||
+		die "mkfs.ext4 failed on $1" "run 'make deps' (installs e2fsprogs)"
+}
