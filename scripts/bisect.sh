@@ -1,6 +1,7 @@
 #!/bin/bash
 # make bisect: build the patched kernel at every prefix of the series (in a
-# separate worktree and object directory), to show the series is bisectable.
+# separate worktree and object directory) and boot it, to show the series
+# is bisectable.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -20,11 +21,15 @@ for c in $commits; do
 			"$TOP/config/base.config" "$TOP/config/kunit.config" >/dev/null)
 	fi
 	make -s -C "$wt" O="$obj" olddefconfig >/dev/null
-	if make -s -C "$wt" O="$obj" CC="ccache gcc" -j"$(nproc)" bzImage >"$obj/build.log" 2>&1; then
-		echo "ok $n $subj"
-	else
+	if ! make -s -C "$wt" O="$obj" CC="ccache gcc" -j"$(nproc)" bzImage >"$obj/build.log" 2>&1; then
 		grep -E 'error' "$obj/build.log" | head -n 10
 		die "prefix $n ($subj) does not build" "log: $obj/build.log"
 	fi
+	if ! "$TOP/scripts/vm.sh" --kernel "$obj/arch/x86/boot/bzImage" --timeout 300 \
+		-- 'cat /proc/self/uid_map' >"$obj/boot.log" 2>&1; then
+		tail -n 20 "$obj/boot.log"
+		die "prefix $n ($subj) does not boot" "console: $obj/boot.log"
+	fi
+	echo "ok $n $subj (builds, boots)"
 done
-info "all $n prefixes of the series build"
+info "all $n prefixes of the series build and boot"
