@@ -1,8 +1,12 @@
 #!/bin/bash
-# check.sh: boot the patched and the stock kernel, run the KUnit suites built
-# into the patched kernel and every userspace test of the project on both,
-# print the KTAP of each, and end with one line "N passed, N failed, N skipped".
-# Exits non-zero on any failure or on a guest that did not finish.
+# check.sh: every test of the project, counted.
+#  1. build-time type checks against the patched tree (scripts/typecheck.sh);
+#  2. the patched kernel: its KUnit suite (run at boot) and the conformance
+#     suite; 3. the stock kernel: the conformance suite; 4. the patched tree
+#     built with CONFIG_USER_NS=n: the tests written for it.
+# Each kernel boots with a fresh ext4 disk.  Prints the KTAP of each and
+# ends with one line "N passed, N failed, N skipped"; exits non-zero on any
+# failure, a test program that did not finish, or a guest that did not.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -11,7 +15,6 @@ set -euo pipefail
 variants=${VARIANTS:-patched stock nouserns}
 results=$BUILD/results
 mkdir -p "$results"
-
 
 # Build-time tests: the id types must not mix (patched tree).
 tlog=$results/typecheck.log
@@ -51,12 +54,14 @@ for v in $variants; do
 	rc=$?
 	set -e
 	echo "# ---- $v kernel: KTAP ----"
-	# KUnit block (boot) and each program's output, without boot noise.
-	awk '/^KTAP version|^TAP version/ && !inprog { k = 1 }
-	     /^@@BEGIN / { inprog = 1; k = 0 }
-	     /^@@END / { inprog = 0; print; next }
-	     k && !/^(KTAP|TAP) version|^ *(not )?ok |^ *#|^ *[0-9]+\.\.[0-9]+|^ +/ { k = 0 }
-	     k || inprog' "$log"
+	# The KUnit lines printed at boot and each program's output, without
+	# the other kernel messages.
+	awk '/^Run \/init/ { booted = 1 }
+	     /^KTAP version/ { ktap = 1 }
+	     ktap && !booted && /^(KTAP version|# |(not )?ok |[0-9]+\.\.[0-9]+|    )/ { print }
+	     /^@@BEGIN / { inprog = 1 }
+	     inprog { print }
+	     /^@@END / { inprog = 0 }' "$log"
 	counts=$(awk -f "$TOP/scripts/count-ktap.awk" "$log")
 	echo "$counts" | sed '$d'
 	read -r p f s <<<"$(echo "$counts" | tail -n 1)"
@@ -66,6 +71,10 @@ for v in $variants; do
 			echo "FAILED: $t did not run to its end on the $v kernel"
 		fi
 	done
+	if [ "$v" = patched ] && ! grep -q '^    # Subtest: user_idmap$' "$log"; then
+		f=$((f + 1))
+		echo "FAILED: the user_idmap KUnit suite did not run (CONFIG_USER_IDMAP_KUNIT_TEST?)"
+	fi
 	if [ "$rc" != 0 ]; then
 		f=$((f + 1))
 		echo "FAILED: the $v guest did not finish cleanly (vm.sh exit $rc; see $log)"
