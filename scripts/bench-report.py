@@ -10,6 +10,7 @@ import sys
 from collections import defaultdict
 
 SIZES = [1, 2, 5, 6, 16, 64, 340, 1024, 4096]
+NOISY = {"setfsuid_last"}
 
 
 def main():
@@ -34,8 +35,9 @@ def main():
         return "rejected" if v in (None, "rejected") else "%.0f" % float(v)
 
     lines = ["# Instructions per operation (QEMU -icount shift=0)", ""]
-    lines.append("stat() in the initial namespace: stock %s, ours %s." % (
-        fmt(floor.get("stock")), fmt(floor.get("patched"))))
+    lines.append("stat() in the initial namespace: stock %s, ours %s; on stock built with"
+                 " CONFIG_USER_NS=n: %s." % (fmt(floor.get("stock")), fmt(floor.get("patched")),
+                                              fmt(floor.get("nouserns"))))
     lines.append("")
     lines.append("| workload | ids | kernel | " + " | ".join("N=%d" % n for n in SIZES) + " |")
     lines.append("|---|---|---|" + "---|" * len(SIZES))
@@ -43,7 +45,12 @@ def main():
         for kernel in ("stock", "patched"):
             vals = [fmt(data[(work, width)].get((kernel, n))) for n in SIZES]
             name = "ours" if kernel == "patched" else kernel
-            lines.append("| %s | %s | %s | %s |" % (work, width, name, " | ".join(vals)))
+            label = work + (" (noisy)" if work in NOISY else "")
+            lines.append("| %s | %s | %s | %s |" % (label, width, name, " | ".join(vals)))
+    lines.append("")
+    lines.append("(noisy): the cost is dominated by work other than the lookup (credential")
+    lines.append("allocation and RCU freeing for setfsuid) and varies from boot to boot; see")
+    lines.append("the last table.")
     # Run to run: the largest relative difference per workload.
     spread = defaultdict(float)
     for (kernel, work, n, width), byrun in runs.items():

@@ -11,7 +11,9 @@ set -euo pipefail
 out=$TOP/results
 runs=${RUNS:-1}
 mkdir -p "$out" "$BUILD/bench"
-for v in stock-bench patched-bench; do
+# nouserns-bench: stock with CONFIG_USER_NS=n, the floor for stat().
+kernels="stock-bench patched-bench nouserns-bench"
+for v in $kernels; do
 	"$TOP/scripts/build-kernel.sh" "$v"
 done
 gcc -static -O2 -Wall -Wextra -o "$BUILD/bench/idmap_bench" "$TOP/bench/idmap_bench.c" ||
@@ -20,7 +22,7 @@ gcc -static -O2 -Wall -Wextra -o "$BUILD/bench/idmap_bench" "$TOP/bench/idmap_be
 
 csv=$out/bench.csv
 echo "kernel,run,workload,extents,width,instructions" >"$csv"
-for v in stock-bench patched-bench; do
+for v in $kernels; do
 	for r in $(seq 1 "$runs"); do
 		log=$out/bench-$v-$r.log
 		mkdisk "$BUILD/bench-disk.img"
