@@ -10,7 +10,7 @@ import sys
 from collections import defaultdict
 
 SIZES = [1, 2, 5, 6, 16, 64, 340, 1024, 4096]
-NOISY = {"setfsuid_last"}
+NOISY = set()
 
 
 def main():
@@ -47,10 +47,10 @@ def main():
             name = "ours" if kernel == "patched" else kernel
             label = work + (" (noisy)" if work in NOISY else "")
             lines.append("| %s | %s | %s | %s |" % (label, width, name, " | ".join(vals)))
-    lines.append("")
-    lines.append("(noisy): the cost is dominated by work other than the lookup (credential")
-    lines.append("allocation and RCU freeing for setfsuid) and varies from boot to boot; see")
-    lines.append("the last table.")
+    if NOISY:
+        lines.append("")
+        lines.append("(noisy): the cost is dominated by work other than the lookup and varies")
+        lines.append("from boot to boot; see the last table.")
     # Run to run: the largest relative difference per workload.
     spread = defaultdict(float)
     for (kernel, work, n, width), byrun in runs.items():
