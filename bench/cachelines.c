@@ -12,13 +12,16 @@
  * follow the kernel code of the two engines step for step; the kernel's
  * KUnit suite checks that our lookup gives the right answers.
  *
- * Output: a markdown table, N -> lines per lookup (mean and worst) over one
- * id inside each extent and one id just outside it.
+ * Output: a markdown table per map shape (bench/shapes.h), N -> lines per
+ * lookup (mean and worst) over one id inside each extent and one id just
+ * outside it.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "shapes.h"
 
 #define LINE 64
 #define BASE_EXTENTS 5
@@ -46,26 +49,34 @@ static void touch(const void *p, size_t size)
 }
 
 /* struct uid_gid_map sits at the start of a 64-byte aligned user_namespace. */
+struct index_model {
+	const uint16_t *slot;
+	uint32_t base;
+	uint16_t last;
+	uint8_t shift;
+};
+
 struct map_model {
 	uint32_t nr_extents;
-	uint32_t pad;
 	union {
 		struct extent extent[BASE_EXTENTS];
 		struct {
-			/* ours: two tables of 24 bytes; stock: two pointers */
-			struct {
-				const struct extent *extent;
-				const uint16_t *bucket;
-				uint32_t base;
-				uint16_t last_bucket;
-				uint8_t shift;
-			} down, up;
-		};
-		struct {
+			/* stock: the two arrays; ours: those and their indexes */
 			const struct extent *forward, *reverse;
+			struct index_model down, up;
+			uint32_t size;
 		};
 	};
 } __attribute__((aligned(LINE)));
+
+struct node_model {
+	uint32_t base;
+	uint16_t last, lo;
+	uint8_t shift;
+	uint16_t slot[];
+};
+
+#define NODE 0x8000
 
 static int cmp_lower(const void *a, const void *b)
 {
@@ -105,33 +116,56 @@ static int stock_up(const struct map_model *m, uint32_t id)
 	return 0;
 }
 
-/* Ours: map_find() -> table_find(), the up table. */
+static const struct node_model *node_of(const struct index_model *ix, uint32_t slot)
+{
+	return (const void *)((const char *)ix->slot + 4 * (slot & ~NODE));
+}
+
+/* Ours: map_id_up() -> index_find(), the up index. */
 static int ours_up(const struct map_model *m, uint32_t id)
 {
-	uint32_t bucket, lo, hi, mid;
-	const struct extent *e;
+	const struct index_model *ix = &m->up;
+	const struct extent *ext = m->reverse;
+	const struct node_model *node;
+	uint32_t pos, slot, lo, hi, mid;
 
 	touch(&m->nr_extents, 4);
 	if (m->nr_extents <= BASE_EXTENTS)
 		return stock_up(m, id);
-	touch(&m->up, 24);
-	bucket = (id - m->up.base) >> m->up.shift;
-	if (bucket > m->up.last_bucket)
+	touch(ix, sizeof(*ix));
+	touch(&m->reverse, 8);
+	pos = (id - ix->base) >> ix->shift;
+	if (pos > ix->last)
 		return 0;
-	touch(&m->up.bucket[bucket], 4);
-	lo = m->up.bucket[bucket];
-	hi = m->up.bucket[bucket + 1];
-	while (lo < hi) {
-		mid = (lo + hi + 1) / 2;
-		touch(&m->up.extent[mid], 4);
-		if (m->up.extent[mid].lower_first <= id)
-			lo = mid;
-		else
-			hi = mid - 1;
+	touch(&ix->slot[pos], 2);
+	slot = ix->slot[pos];
+	if (!(slot & NODE)) {
+		touch(&ext[slot + 1].lower_first, 4);
+		lo = slot + (ext[slot + 1].lower_first <= id);
+	} else {
+		node = node_of(ix, slot);
+		touch(node, 10);
+		if (id < node->base) {
+			lo = node->lo;
+		} else {
+			pos = (id - node->base) >> node->shift;
+			if (pos > node->last + 1u)
+				pos = node->last + 1u;
+			touch(&node->slot[pos], 4);
+			lo = node->slot[pos];
+			hi = node->slot[pos + 1];
+			while (lo < hi) {
+				mid = (lo + hi + 1) / 2;
+				touch(&ext[mid].lower_first, 4);
+				if (ext[mid].lower_first <= id)
+					lo = mid;
+				else
+					hi = mid - 1;
+			}
+		}
 	}
-	e = &m->up.extent[lo];
-	touch(e, 12);
-	return id - e->lower_first < e->count;
+	touch(&ext[lo], 12);
+	return id - ext[lo].lower_first < ext[lo].count;
 }
 
 static uint32_t pow2_ceil(uint32_t n)
@@ -143,34 +177,87 @@ static uint32_t pow2_ceil(uint32_t n)
 	return p;
 }
 
-/* The up table as uid_gid_map_install() builds it. */
+static uint8_t index_shift(uint32_t span_last, uint32_t nr)
+{
+	uint8_t shift = 0;
+
+	while ((span_last >> shift) >= nr)
+		shift++;
+	return shift;
+}
+
+static uint32_t last_at_most(const struct extent *e, uint32_t nr, uint32_t i, uint64_t id)
+{
+	while (i + 1 < nr && e[i + 1].lower_first <= id)
+		i++;
+	return i;
+}
+
+/* index_fill() of kernel/user_idmap.c for the up index: size, or fill. */
+static uint32_t fill_up(struct index_model *ix, const struct extent *e, uint32_t nr,
+			uint16_t *slot)
+{
+	uint32_t span_last = e[nr - 1].lower_first + (e[nr - 1].count - 1) - e[0].lower_first;
+	uint32_t b, c, i = 0, j, k, used, nbase, nspan, nlast;
+	uint64_t start;
+	uint8_t nshift;
+
+	ix->base = e[0].lower_first;
+	ix->shift = index_shift(span_last, 2 * pow2_ceil(nr));
+	ix->last = span_last >> ix->shift;
+	used = ((ix->last + 1) * 2 + 3) & ~3u;
+	for (b = 0; b <= ix->last; b++) {
+		start = ix->base + ((uint64_t)b << ix->shift);
+		i = last_at_most(e, nr, i, start);
+		j = last_at_most(e, nr, i, start + (1ULL << ix->shift) - 1);
+		if (j - i <= 1) {
+			if (slot)
+				slot[b] = i;
+			continue;
+		}
+		nbase = e[i + 1].lower_first;
+		nspan = e[j].lower_first - nbase;
+		nshift = index_shift(nspan, pow2_ceil(j - i));
+		nlast = nspan >> nshift;
+		if (slot) {
+			struct node_model *node = (struct node_model *)((char *)slot + used);
+
+			node->base = nbase;
+			node->last = nlast;
+			node->lo = i;
+			node->shift = nshift;
+			for (c = 0, k = i + 1; c <= nlast; c++) {
+				k = last_at_most(e, nr, k, nbase + ((uint64_t)c << nshift));
+				node->slot[c] = k;
+			}
+			node->slot[c] = j;
+			node->slot[c + 1] = j;
+			slot[b] = NODE | used / 4;
+		}
+		used += (10 + 2 * (nlast + 3) + 3) & ~3u;
+	}
+	return used;
+}
+
+/* build_idmap(): the reverse array and its index, where they would lie. */
 static void build_ours(struct map_model *m, const struct extent *sorted, uint32_t nr)
 {
-	uint32_t nb = 2 * pow2_ceil(nr), shift = 0, b, i = 0;
-	uint64_t span = (uint64_t)sorted[nr - 1].lower_first + sorted[nr - 1].count -
-			sorted[0].lower_first;
-	size_t size = 2 * nr * sizeof(struct extent) + 2 * (nb + 1) * 2;
-	/* kvmalloc(): power-of-two slab objects up to 8 KiB, else pages */
-	size_t align = size > 8192 ? 4096 : pow2_ceil(size);
-	struct extent *ext = aligned_alloc(align, (size + align - 1) / align * align);
-	uint16_t *bucket;
+	uint32_t bytes, ext_bytes = (nr + 1) * sizeof(struct extent);
+	size_t size, align;
+	char *p;
 
-	memcpy(ext + nr, sorted, nr * sizeof(*ext));
-	bucket = (uint16_t *)(ext + 2 * nr) + nb + 1;
-	while (((span - 1) >> shift) >= nb)
-		shift++;
-	m->up.extent = ext + nr;
-	m->up.bucket = bucket;
-	m->up.base = sorted[0].lower_first;
-	m->up.shift = shift;
-	m->up.last_bucket = (span - 1) >> shift;
-	for (b = 0; b <= m->up.last_bucket + 1u; b++) {
-		uint64_t start = m->up.base + ((uint64_t)b << shift);
-
-		while (i + 1 < nr && sorted[i + 1].lower_first <= start)
-			i++;
-		bucket[b] = i;
-	}
+	bytes = fill_up(&m->up, sorted, nr, NULL);
+	/* the down index: assume it is as large as the up one */
+	size = 2 * ext_bytes + 2 * bytes;
+	/* kmalloc() up to a page (power-of-two objects), vmalloc() beyond */
+	align = size > 4096 ? 4096 : pow2_ceil(size);
+	p = aligned_alloc(align, (size + align - 1) / align * align);
+	m->forward = (struct extent *)p;
+	m->reverse = (struct extent *)(p + ext_bytes);
+	memcpy((void *)m->reverse, sorted, nr * sizeof(struct extent));
+	((struct extent *)m->reverse)[nr] = (struct extent){ UINT32_MAX, UINT32_MAX, 0 };
+	m->up.slot = (uint16_t *)(p + 2 * ext_bytes + bytes);
+	fill_up(&m->up, sorted, nr, (uint16_t *)m->up.slot);
 }
 
 static void build_stock(struct map_model *m, const struct extent *sorted, uint32_t nr)
@@ -185,54 +272,59 @@ static void build_stock(struct map_model *m, const struct extent *sorted, uint32
 int main(void)
 {
 	static const uint32_t sizes[] = { 1, 5, 6, 16, 64, 340, 1024, 4096 };
-	unsigned int s, i, k;
+	unsigned int l, s, i, k;
 
-	printf("| N | stock: lines per lookup (mean / worst) | ours: lines per lookup (mean / worst) |\n");
-	printf("|---|---|---|\n");
-	for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
-		uint32_t nr = sizes[s];
-		struct extent *ext = calloc(nr, sizeof(*ext));
-		struct map_model *ms = aligned_alloc(LINE, sizeof(*ms));
-		struct map_model *mo = aligned_alloc(LINE, sizeof(*mo));
-		double sum[2] = { 0, 0 };
-		int worst[2] = { 0, 0 }, n = 0;
+	for (l = 0; l < NR_LAYOUTS; l++) {
+		printf("%s| %s: N | stock: lines per lookup (mean / worst) |"
+		       " ours: lines per lookup (mean / worst) |\n", l ? "\n" : "",
+		       layouts[l].name);
+		printf("|---|---|---|\n");
+		for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+			uint32_t nr = sizes[s];
+			struct extent *ext = calloc(nr, sizeof(*ext));
+			struct map_model *ms = aligned_alloc(LINE, sizeof(*ms));
+			struct map_model *mo = aligned_alloc(LINE, sizeof(*mo));
+			double sum[2] = { 0, 0 };
+			int worst[2] = { 0, 0 }, n = 0;
 
-		/* The benchmark's narrow layout: extent i at 100000 + 200 * i. */
-		for (i = 0; i < nr; i++) {
-			ext[i].first = 200 * i;
-			ext[i].lower_first = 100000 + 200 * i;
-			ext[i].count = 100;
-		}
-		qsort(ext, nr, sizeof(*ext), cmp_lower);
-		memset(ms, 0, sizeof(*ms));
-		memset(mo, 0, sizeof(*mo));
-		ms->nr_extents = mo->nr_extents = nr;
-		if (nr <= BASE_EXTENTS) {
-			memcpy(ms->extent, ext, nr * sizeof(*ext));
-			memcpy(mo->extent, ext, nr * sizeof(*ext));
-		} else {
-			build_stock(ms, ext, nr);
-			build_ours(mo, ext, nr);
-		}
-		for (i = 0; i < nr; i++) {
-			for (k = 0; k < 2; k++) {
-				/* inside the extent, then just past it */
-				uint32_t id = ext[i].lower_first + (k ? ext[i].count : 1);
-
-				nseen = 0;
-				stock_up(ms, id);
-				sum[0] += nseen;
-				worst[0] = nseen > worst[0] ? nseen : worst[0];
-				nseen = 0;
-				ours_up(mo, id);
-				sum[1] += nseen;
-				worst[1] = nseen > worst[1] ? nseen : worst[1];
-				n++;
+			layouts[l].make(nr);
+			for (i = 0; i < nr; i++) {
+				ext[i].first = ext_first[i];
+				ext[i].lower_first = ext_lower[i];
+				ext[i].count = ext_count[i];
 			}
+			qsort(ext, nr, sizeof(*ext), cmp_lower);
+			memset(ms, 0, sizeof(*ms));
+			memset(mo, 0, sizeof(*mo));
+			ms->nr_extents = mo->nr_extents = nr;
+			if (nr <= BASE_EXTENTS) {
+				memcpy(ms->extent, ext, nr * sizeof(*ext));
+				memcpy(mo->extent, ext, nr * sizeof(*ext));
+			} else {
+				build_stock(ms, ext, nr);
+				build_ours(mo, ext, nr);
+			}
+			for (i = 0; i < nr; i++) {
+				for (k = 0; k < 2; k++) {
+					/* inside the extent, then just past it */
+					uint32_t id = ext[i].lower_first +
+						      (k ? ext[i].count : ext[i].count / 2);
+
+					nseen = 0;
+					stock_up(ms, id);
+					sum[0] += nseen;
+					worst[0] = nseen > worst[0] ? nseen : worst[0];
+					nseen = 0;
+					ours_up(mo, id);
+					sum[1] += nseen;
+					worst[1] = nseen > worst[1] ? nseen : worst[1];
+					n++;
+				}
+			}
+			printf("| %u | %s%.2f / %d | %.2f / %d |\n", nr,
+			       nr > 340 ? "(stock refuses; model) " : "",
+			       sum[0] / n, worst[0], sum[1] / n, worst[1]);
 		}
-		printf("| %u | %s%.2f / %d | %.2f / %d |\n", nr,
-		       nr > 340 ? "(stock refuses; model) " : "",
-		       sum[0] / n, worst[0], sum[1] / n, worst[1]);
 	}
 	return 0;
 }

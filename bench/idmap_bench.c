@@ -7,14 +7,19 @@
  * counts, the same on every run.  Each figure is the smallest of REPS
  * timed loops of ITERS calls, divided by ITERS.
  *
- * For each map size N and id width, a child process unshares its user
+ * For each map size N and shape, a child process unshares its user
  * namespace, the parent writes uid_map and gid_map with N extents, and the
  * child times the workloads.  Output, one line per figure:
- *   @@BENCH <workload> <N> <width> <instructions per call | rejected>
+ *   @@BENCH <workload> <N> <shape> <instructions per call | rejected>
+ * and the memory a map takes, from MemFree before and after NS_MEM
+ * namespaces with one such uid_map each, less the same with a one-extent
+ * map:
+ *   @@BENCH mem_per_map <N> <shape> <bytes>
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
@@ -31,6 +36,7 @@
 #define ITERS 1000
 #define REPS 5
 #define SPREAD 4096
+#define NS_MEM 1000
 
 static const unsigned int sizes[] = { 1, 2, 5, 6, 16, 64, 340, 1024, 4096 };
 
@@ -66,34 +72,20 @@ static double measure(void (*fn)(void *), void *arg, int iters)
 	return (double)best / iters;
 }
 
-/*
- * Extent i: first = first_base + i * stride, lower = lower_base + i * stride,
- * count ids.  "narrow" is the shortest text (340 lines fit in stock's page),
- * "wide" has ten-digit ids in both columns.
- */
-struct layout {
-	const char *name;
-	unsigned int first_base, lower_base, stride, count;
-};
+#include "shapes.h"
 
-static const struct layout layouts[] = {
-	{ "narrow", 0, 1000, 2, 1 },
-	{ "wide", 1000000000, 2000000000, 200000, 100 },
-};
-
-static unsigned int kid_of(const struct layout *l, unsigned int extent, unsigned int off)
+static unsigned int kid_of(unsigned int extent, unsigned int off)
 {
-	return l->lower_base + extent * l->stride + off;
+	return ext_lower[extent] + off;
 }
 
-static char *map_text(const struct layout *l, unsigned int n)
+static char *map_text(unsigned int n)
 {
 	char *buf = malloc(n * 40 + 1), *p = buf;
 	unsigned int i;
 
 	for (i = 0; i < n; i++)
-		p += sprintf(p, "%u %u %u\n", l->first_base + i * l->stride,
-			     l->lower_base + i * l->stride, l->count);
+		p += sprintf(p, "%u %u %u\n", ext_first[i], ext_lower[i], ext_count[i]);
 	return buf;
 }
 
@@ -197,14 +189,19 @@ static void report(const char *what, unsigned int n, const char *width, double v
 	note("@@BENCH %s %u %s %.1f\n", what, n, width, v);
 }
 
-/* The workloads, in a namespace with the map of @l and @n extents. */
-static int child_work(const struct layout *l, unsigned int n)
+/*
+ * The workloads, in a namespace with the map of @l and @n extents, whose
+ * extent @t holds the owners of the "_last" files.
+ */
+static int child_work(const struct layout *l, unsigned int n, unsigned int t)
 {
-	uid_t target = l->first_base + (n - 1) * l->stride + l->count - 1;
+	uid_t target = ext_first[t] + ext_count[t] - 1;
 	int fd, a[2];
 
-	report("stat_first", n, l->name, measure(do_stat, "/tmp/b-first", ITERS));
-	report("stat_middle", n, l->name, measure(do_stat, "/tmp/b-middle", ITERS));
+	if (l->full) {
+		report("stat_first", n, l->name, measure(do_stat, "/tmp/b-first", ITERS));
+		report("stat_middle", n, l->name, measure(do_stat, "/tmp/b-middle", ITERS));
+	}
 	report("stat_last", n, l->name, measure(do_stat, "/tmp/b-last", ITERS));
 	report("stat_unmapped", n, l->name, measure(do_stat, "/tmp/b-unmapped", ITERS));
 	report("stat_spread", n, l->name, measure(do_stat_spread, NULL, 1) / SPREAD);
@@ -219,10 +216,12 @@ static int child_work(const struct layout *l, unsigned int n)
 			report("stat_idmapped_last", n, l->name,
 			       measure(do_stat, idmapped_file, ITERS));
 	}
-	report("getresuid_getresgid", n, l->name, measure(do_getresuid, NULL, ITERS));
-	fd = open("/proc/self/status", O_RDONLY);
-	report("read_proc_status", n, l->name, measure(do_status, &fd, ITERS / 10));
-	close(fd);
+	if (l->full) {
+		report("getresuid_getresgid", n, l->name, measure(do_getresuid, NULL, ITERS));
+		fd = open("/proc/self/status", O_RDONLY);
+		report("read_proc_status", n, l->name, measure(do_status, &fd, ITERS / 10));
+		close(fd);
+	}
 
 	/*
 	 * Still the namespace's creator with a full capability set: chown a
@@ -239,8 +238,9 @@ static int child_work(const struct layout *l, unsigned int n)
 	close(fd);
 	report("getpriority_user_last", n, l->name, measure(do_getpriority, &target, ITERS));
 	/* Each call allocates credentials and frees them through RCU. */
-	report("setfsuid_last", n, l->name,
-	       measure_steady(do_setfsuid, &target, 8 * ITERS, 16 * ITERS));
+	if (l->full)
+		report("setfsuid_last", n, l->name,
+		       measure_steady(do_setfsuid, &target, 8 * ITERS, 16 * ITERS));
 	return 0;
 }
 
@@ -309,7 +309,7 @@ static pid_t waiting_child(int *go, int *back, char *cmd)
 	return pid;
 }
 
-/* The disk's file for @l and @n: owned by the first id of the last extent. */
+/* The disk's file for @l and @n: owned by the first id of the target extent. */
 static void disk_file(char *buf, size_t size, const char *dir,
 		      const struct layout *l, unsigned int n)
 {
@@ -367,20 +367,20 @@ static int time_map_write(const char *text, unsigned long long *best)
 
 static void run(const struct layout *l, unsigned int n)
 {
+	unsigned int i, target = l->make(n);
 	int go, back, status, err;
 	unsigned long long t;
 	char c, *text;
-	unsigned int i;
 	pid_t pid;
 
-	set_owner("/tmp/b-first", kid_of(l, 0, l->count - 1));
-	set_owner("/tmp/b-middle", kid_of(l, n / 2, l->count - 1));
-	set_owner("/tmp/b-last", kid_of(l, n - 1, l->count - 1));
-	/* Below every lower id of both layouts. */
+	set_owner("/tmp/b-first", kid_of(0, ext_count[0] - 1));
+	set_owner("/tmp/b-middle", kid_of(n / 2, ext_count[n / 2] - 1));
+	set_owner("/tmp/b-last", kid_of(target, ext_count[target] - 1));
+	/* No shape maps kernel id 5. */
 	set_owner("/tmp/b-unmapped", 5);
-	set_owner("/tmp/b-own", kid_of(l, 0, 0));
+	set_owner("/tmp/b-own", kid_of(0, 0));
 	for (i = 0; i < SPREAD; i++)
-		set_owner(spread_path[i], kid_of(l, i % n, i % l->count));
+		set_owner(spread_path[i], kid_of(i % n, i % ext_count[i % n]));
 	/* A fixed shuffle: no memo of the last extent helps. */
 	srand(12345);
 	for (i = 0; i < SPREAD; i++)
@@ -392,7 +392,7 @@ static void run(const struct layout *l, unsigned int n)
 		spread_order[j] = tmp;
 	}
 
-	text = map_text(l, n);
+	text = map_text(n);
 	err = time_map_write(text, &t);
 	if (err) {
 		note("@@BENCH map_write %u %s rejected\n", n, l->name);
@@ -408,7 +408,7 @@ static void run(const struct layout *l, unsigned int n)
 		if (c != 'g')
 			_exit(0);
 		results_len = 0;
-		status = child_work(l, n);
+		status = child_work(l, n, target);
 		/* Hand the figures to the parent, which prints them at the end. */
 		if (write(back, results, results_len) != (ssize_t)results_len)
 			status = 1;
@@ -439,6 +439,103 @@ static void run(const struct layout *l, unsigned int n)
 	close(back);
 }
 
+static long long mem_free(void)
+{
+	char line[128];
+	long long kb = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemFree: %lld kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb * 1024;
+}
+
+/*
+ * Namespaces are freed by a kernel worker: let it run until MemFree stops
+ * moving (three equal readings in a row), so that one measurement does
+ * not see the last one's frees.
+ */
+static void settle(void)
+{
+	long long last = -1, now_free;
+	int same = 0, i;
+
+	for (i = 0; i < 1000 && same < 3; i++) {
+		sched_yield();
+		now_free = mem_free();
+		same = now_free == last ? same + 1 : 0;
+		last = now_free;
+	}
+}
+
+/*
+ * Bytes of MemFree that NS_MEM namespaces take, each with the uid_map
+ * @text, kept alive by an open /proc/PID/ns/user after their process
+ * exits; -1 if a write failed.
+ */
+static long long namespaces_cost(const char *text)
+{
+	static int fds[NS_MEM];
+	unsigned long long t;
+	long long before, after;
+	int go, back, i, err = 0;
+	char path[64], cmd;
+	pid_t pid;
+
+	/* Warm the caches of everything a namespace takes. */
+	for (i = 0; i < 2; i++) {
+		pid = waiting_child(&go, &back, &cmd);
+		if (pid == 0)
+			_exit(0);
+		close(go);
+		close(back);
+		waitpid(pid, NULL, 0);
+	}
+	settle();
+	before = mem_free();
+	for (i = 0; i < NS_MEM && !err; i++) {
+		pid = waiting_child(&go, &back, &cmd);
+		if (pid == 0)
+			_exit(0);
+		err = write_map(pid, "uid_map", text, &t);
+		snprintf(path, sizeof(path), "/proc/%d/ns/user", pid);
+		fds[i] = open(path, O_RDONLY | O_CLOEXEC);
+		close(go);
+		close(back);
+		waitpid(pid, NULL, 0);
+	}
+	after = mem_free();
+	while (i--)
+		close(fds[i]);
+	settle();
+	return err ? -1 : before - after;
+}
+
+/* What one map of @l with @n extents costs, beyond a one-extent map. */
+static void memory(const struct layout *l, unsigned int n)
+{
+	struct rlimit lim = { NS_MEM + 64, NS_MEM + 64 };
+	long long base, cost;
+	char *text;
+
+	setrlimit(RLIMIT_NOFILE, &lim);
+	make_narrow(1);
+	text = map_text(1);
+	base = namespaces_cost(text);
+	free(text);
+	l->make(n);
+	text = map_text(n);
+	cost = namespaces_cost(text);
+	free(text);
+	if (base < 0 || cost < 0)
+		note("@@BENCH mem_per_map %u %s rejected\n", n, l->name);
+	else
+		note("@@BENCH mem_per_map %u %s %lld\n", n, l->name, (cost - base) / NS_MEM);
+}
+
 int main(void)
 {
 	unsigned int i, s, w;
@@ -455,11 +552,12 @@ int main(void)
 		char path[64];
 
 		/* All files first, then read-only: no disk I/O while timing. */
-		for (w = 0; w < 2; w++)
+		for (w = 0; w < NR_LAYOUTS; w++)
 			for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+				unsigned int t = layouts[w].make(sizes[s]);
+
 				disk_file(path, sizeof(path), DISK_MNT, &layouts[w], sizes[s]);
-				set_owner(path, layouts[w].first_base +
-					  (sizes[s] - 1) * layouts[w].stride);
+				set_owner(path, ext_first[t]);
 			}
 		sync();
 		if (mount(NULL, DISK_MNT, NULL, MS_REMOUNT | MS_RDONLY, NULL))
@@ -475,9 +573,14 @@ int main(void)
 		fwrite(results, 1, results_len, stdout);
 		return 0;
 	}
-	for (w = 0; w < 2; w++)
+	for (w = 0; w < NR_LAYOUTS; w++)
 		for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
 			run(&layouts[w], sizes[s]);
+	memory(&layouts[1], 6);
+	memory(&layouts[1], 340);
+	memory(&layouts[1], 4096);
+	memory(&layouts[5], 340);
+	memory(&layouts[5], 4096);
 	fwrite(results, 1, results_len, stdout);
 	return 0;
 }
