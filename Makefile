@@ -9,13 +9,14 @@ B := build
 .NOTPARALLEL:
 
 .PHONY: help deps tree export kernel kernel-stock kernel-nouserns kernels tests initramfs \
-	check run shell bench lint bisect clean distclean
+	check run shell bench holdtime lint bisect clean distclean
 
 help:
 	@echo 'make run           build the patched kernel, boot it, run the demo'
 	@echo 'make check         build both kernels, run KUnit + all tests on both'
 	@echo 'make shell         boot the patched kernel with a shell on the console'
 	@echo 'make bench         deterministic benchmark, stock vs patched (results/)'
+	@echo 'make holdtime      instructions under userns_state_mutex per map write'
 	@echo 'make tree          extract the source into build/linux and apply series/'
 	@echo 'make export        write the tree'"'"'s commits back into series/'
 	@echo 'make kernel        build the patched kernel (kernel-stock: the stock one)'
@@ -60,6 +61,9 @@ shell: kernel initramfs
 
 bench: tree
 	@$(S)/bench.sh
+
+holdtime: tree
+	@$(S)/holdtime.sh
 
 lint: tree
 	@$(S)/lint.sh

@@ -4,6 +4,7 @@
 #   stock          the base commit (a worktree at build/linux-stock), same config
 #   nouserns       the tree with CONFIG_USER_NS=n (identity maps only)
 #   patched-bench, stock-bench, nouserns-bench   benchmark configs (see config/)
+#   patched-hold, stock-hold   bench configs, trees with bench/hold-*.patch
 # Result: build/kernels/VARIANT.bzImage (+ VARIANT.config).  Incremental:
 # the config is regenerated only when a fragment changed, make rebuilds only
 # what changed, ccache serves the rest.
@@ -18,7 +19,10 @@ nouserns) src=$TREE; frags="base nouserns" ;;
 patched-bench) src=$TREE; frags="base bench" ;;
 stock-bench) src=$STOCK_TREE; frags="base bench" ;;
 nouserns-bench) src=$STOCK_TREE; frags="base bench nouserns" ;;
-*) die "unknown kernel variant '$variant'" "use one of: patched stock nouserns patched-bench stock-bench nouserns-bench" ;;
+# make holdtime: the bench kernels with bench/hold-*.patch (scripts/holdtime.sh)
+patched-hold) src=$BUILD/linux-hold-patched; frags="base bench" ;;
+stock-hold) src=$BUILD/linux-hold-stock; frags="base bench" ;;
+*) die "unknown kernel variant '$variant'" "use one of: patched stock nouserns patched-bench stock-bench nouserns-bench patched-hold stock-hold" ;;
 esac
 
 [ -d "$TREE/.git" ] || die "no tree at $TREE" "run 'make tree' first"
