@@ -68,7 +68,7 @@ holdtime: tree
 lint: tree
 	@$(S)/lint.sh
 
-bisect: tree
+bisect: tree initramfs
 	@$(S)/bisect.sh
 
 clean:

@@ -1,7 +1,10 @@
 #!/bin/bash
 # make bisect: build the patched kernel at every prefix of the series (in a
-# separate worktree and object directory) and boot it, to show the series
-# is bisectable.
+# separate worktree and object directory), boot it with a fresh ext4 disk and
+# run the conformance suite (the final tree's, build/tests) and, from the
+# patch that adds it, the KUnit suite: every prefix must build, boot and pass.
+# Prefixes that still have stock's 340-extent limit are held to stock's side
+# of the limit tests (USERNS_IDMAP_ENGINE=stock).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -10,6 +13,11 @@ obj=$BUILD/obj-bisect
 [ -e "$wt/.git" ] || tree_git worktree add -q --detach "$wt" "$BASE_TAG"
 mkdir -p "$obj"
 commits=$(tree_git rev-list --reverse "$BASE_TAG"..HEAD)
+[ -f "$BUILD/initramfs.cpio" ] || die "no initramfs with the tests" "run 'make initramfs' first"
+progs=""
+for t in "$BUILD"/tests/*; do
+	case "$t" in *nouserns*) ;; *) progs="$progs ${t##*/}" ;; esac
+done
 n=0
 for c in $commits; do
 	n=$((n + 1))
@@ -25,11 +33,26 @@ for c in $commits; do
 		grep -E 'error' "$obj/build.log" | head -n 10
 		die "prefix $n ($subj) does not build" "log: $obj/build.log"
 	fi
-	if ! "$TOP/scripts/vm.sh" --kernel "$obj/arch/x86/boot/bzImage" --timeout 300 \
-		-- 'cat /proc/self/uid_map' >"$obj/boot.log" 2>&1; then
-		tail -n 20 "$obj/boot.log"
-		die "prefix $n ($subj) does not boot" "console: $obj/boot.log"
+	engine=patched
+	if grep -q 'UID_GID_MAP_MAX_EXTENTS 340$' "$wt/include/linux/user_namespace.h"; then
+		engine=stock
 	fi
-	echo "ok $n $subj (builds, boots)"
+	mkdisk "$BUILD/disk-bisect.img"
+	log=$obj/boot.log
+	if ! "$TOP/scripts/vm.sh" --kernel "$obj/arch/x86/boot/bzImage" --timeout 900 \
+		--disk "$BUILD/disk-bisect.img" --log "$log" \
+		-- "USERNS_IDMAP_ENGINE=$engine /guest/run-tests.sh" >/dev/null 2>&1; then
+		tail -n 20 "$log"
+		die "prefix $n ($subj) does not boot or its guest did not finish" "console: $log"
+	fi
+	read -r p f s <<<"$(awk -f "$TOP/scripts/count-ktap.awk" "$log" | tail -n 1)"
+	for t in $progs; do
+		grep -q "^@@END $t rc=" "$log" || { echo "$t did not run to its end"; f=$((f + 1)); }
+	done
+	if [ "$f" != 0 ]; then
+		grep -E '^ *not ok' "$log" | head -n 20
+		die "prefix $n ($subj): $f tests failed ($engine expectations)" "console: $log"
+	fi
+	echo "ok $n $subj (builds, boots; $p passed, $s skipped, $engine limits)"
 done
-info "all $n prefixes of the series build and boot"
+info "all $n prefixes of the series build, boot and pass"
