@@ -3,7 +3,7 @@
 # ours.  Builds the benchmark kernels once more from worktrees with
 # bench/hold-{stock,patched}.patch (a ktime_get_ns() after mutex_lock()
 # and before mutex_unlock() in map_write(), printed as "@@HOLD <extents>
-# <ns>"), boots each under -icount shift=0 (1 ns = 1 instruction), runs
+# <ns>"; ours takes the mutex twice and prints the longer hold first), boots each under -icount shift=0 (1 ns = 1 instruction), runs
 # bench/holdtime (uid_maps of 6, 340 and 4096 extents, narrow and wide
 # ids, three times each) and writes results/holdtime.md: the smallest
 # hold per size.  The instrumentation is never part of series/.
@@ -54,7 +54,7 @@ for v in stock patched; do
 	# Each @@WRITE line follows the @@HOLD line of that write, if it got there.
 	while read -r width n ns; do
 		hold[$v,$width,$n]=$ns
-	done < <(awk '/@@HOLD/ { h = $NF; hn = $(NF - 1) }
+	done < <(awk '/@@HOLD/ { for (i = 1; i < NF; i++) if ($i == "@@HOLD") { hn = $(i + 1); h = $(i + 2) } }
 		/^@@WRITE/ { if ($4 == "ok" && hn == $3) print $2, $3, h; h = ""; hn = "" }' "$log" |
 		sort -k1,1 -k2,2n -k3,3n | awk '!seen[$1 " " $2]++')
 done
