@@ -456,17 +456,18 @@ static long long mem_free(void)
 }
 
 /*
- * Namespaces are freed by a kernel worker: let it run until MemFree stops
- * moving (three equal readings in a row), so that one measurement does
- * not see the last one's frees.
+ * Namespaces are freed by a kernel worker, and some of their memory after
+ * an RCU grace period: let the clock run (1 ms at a time, idle time costs
+ * nothing under -icount sleep=off) until MemFree has not moved for 20
+ * readings, so that one measurement does not see the last one's frees.
  */
 static void settle(void)
 {
 	long long last = -1, now_free;
 	int same = 0, i;
 
-	for (i = 0; i < 1000 && same < 3; i++) {
-		sched_yield();
+	for (i = 0; i < 5000 && same < 20; i++) {
+		usleep(1000);
 		now_free = mem_free();
 		same = now_free == last ? same + 1 : 0;
 		last = now_free;
@@ -503,12 +504,15 @@ static long long namespaces_cost(const char *file, const char *text)
 		if (pid == 0)
 			_exit(0);
 		err = write_map(pid, file, text, &t);
+		if (err)
+			fprintf(stderr, "@@MEMERR %s %d namespaces: %s\n", file, i, strerror(-err));
 		snprintf(path, sizeof(path), "/proc/%d/ns/user", pid);
 		fds[i] = open(path, O_RDONLY | O_CLOEXEC);
 		close(go);
 		close(back);
 		waitpid(pid, NULL, 0);
 	}
+	settle();
 	after = mem_free();
 	while (i--)
 		close(fds[i]);
@@ -527,7 +531,7 @@ static void memory(const struct layout *l, unsigned int n, bool user)
 	struct rlimit lim = { NS_MEM + 64, NS_MEM + 64 };
 	const char *file = user ? "projid_map" : "uid_map";
 	long long base, cost, r[2];
-	int p[2], status;
+	int p[2], status, ok;
 	char *text;
 	pid_t pid;
 
@@ -543,22 +547,21 @@ static void memory(const struct layout *l, unsigned int n, bool user)
 			_exit(1);
 		make_narrow(1);
 		text = map_text(1);
-		r[0] = namespaces_cost(file, text);
+		ok = (r[0] = namespaces_cost(file, text)) != -1;
 		free(text);
 		l->make(n);
 		text = map_text(n);
-		r[1] = namespaces_cost(file, text);
+		ok = ok && (r[1] = namespaces_cost(file, text)) != -1;
 		free(text);
-		_exit(write(p[1], r, sizeof(r)) != sizeof(r));
+		_exit(!ok || write(p[1], r, sizeof(r)) != sizeof(r));
 	}
 	close(p[1]);
-	if (read(p[0], r, sizeof(r)) != sizeof(r))
-		r[0] = r[1] = -1;
+	ok = read(p[0], r, sizeof(r)) == sizeof(r);
 	close(p[0]);
 	waitpid(pid, &status, 0);
 	base = r[0];
 	cost = r[1];
-	if (base < 0 || cost < 0)
+	if (!ok || status)
 		note("@@BENCH mem_per_map %u %s%s rejected\n", n, l->name,
 		     user ? "-unprivileged" : "");
 	else

@@ -21,6 +21,12 @@ worktree() {
 		tree_git worktree prune
 		tree_git worktree add -q --detach "$dir" "$commit"
 	fi
+	# Already there: leave the files (and the build) alone.
+	if [ "$(git -C "$dir" rev-parse HEAD)" = "$(tree_git rev-parse "$commit")" ] &&
+		git -C "$dir" apply --reverse --check "$patch" 2>/dev/null &&
+		[ "$(git -C "$dir" diff --stat | wc -l)" -gt 0 ]; then
+		return
+	fi
 	git -C "$dir" checkout -q -f --detach "$commit"
 	git -C "$dir" apply "$patch" ||
 		die "$patch does not apply to $commit" "update it to the series (see its hunks)"
@@ -49,7 +55,8 @@ for v in stock patched; do
 	log=$out/holdtime-$v.log
 	info "running bench/holdtime on $v-hold, icount mode"
 	"$TOP/scripts/vm.sh" --variant "$v-hold" --icount --timeout 900 \
-		--initramfs "$BUILD/initramfs-bench.cpio" --log "$log" -- /bench/holdtime >/dev/null ||
+		--initramfs "$BUILD/initramfs-bench.cpio" --log "$log" \
+		-- 'echo 7 >/proc/sys/kernel/printk; /bench/holdtime' >/dev/null ||
 		die "bench/holdtime failed on $v" "console: $log"
 	# Each @@WRITE line follows the @@HOLD line of that write, if it got there.
 	while read -r width n ns; do
