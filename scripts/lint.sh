@@ -53,16 +53,20 @@ info "checkpatch: $known findings on stock's own lines (moved code)"
 
 info "sparse (C=2) and W=1 on the touched C files, against the stock tree's"
 files=$(tree_git diff --name-only "$BASE_TAG"..HEAD -- 'kernel/*.c' | grep '^kernel/.*\.c$' || true)
-# Messages without paths and line numbers, to compare the two trees.
+# Messages without files and line numbers, to compare the two trees (the
+# series moves stock's code to another file).
 sparse_w1() {
 	local src=$1 obj=$2 objs=""
 	for f in $files; do
-		[ -f "$src/$f" ] && objs="$objs ${f%.c}.o"
+		[ -f "$src/$f" ] || continue
+		objs="$objs ${f%.c}.o"
+		# W=1 speaks only when the file is compiled: compile it.
+		rm -f "$obj/${f%.c}.o"
 	done
 	[ -n "$objs" ] || return 0
 	# shellcheck disable=SC2086
 	make -s -C "$src" O="$obj" C=2 W=1 CC="ccache gcc" $objs 2>&1 |
-		grep -E 'warning|error' | sed -E 's|^[^ ]*/||; s|:[0-9]+:[0-9]+:|:|' | sort -u
+		grep -E 'warning|error' | sed -E 's/^.*(warning|error):/\1:/' | sort -u
 }
 if [ -n "$files" ]; then
 	[ -f "$BUILD/obj-stock/.config" ] || die "no stock build to compare with" "run 'make kernel-stock' first"
