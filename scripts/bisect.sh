@@ -26,11 +26,10 @@ for c in $commits; do
 	[ "$n" -ge "${FROM:-1}" ] || continue
 	git -C "$wt" checkout -q --detach "$c"
 	subj=$(git -C "$wt" log -1 --format=%s)
-	if [ ! -f "$obj/.config" ]; then
-		make -s -C "$wt" O="$obj" tinyconfig >/dev/null
-		(cd "$obj" && "$wt/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" \
-			"$TOP/config/base.config" "$TOP/config/kunit.config" >/dev/null)
-	fi
+	[ -f "$obj/.config" ] || make -s -C "$wt" O="$obj" tinyconfig >/dev/null
+	# Every prefix: options its patches add (the KUnit suite) must be set too.
+	(cd "$obj" && "$wt/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" \
+		"$TOP/config/base.config" "$TOP/config/kunit.config" >/dev/null)
 	make -s -C "$wt" O="$obj" olddefconfig >/dev/null
 	if ! make -s -C "$wt" O="$obj" CC="ccache gcc" -j"$(nproc)" bzImage >"$obj/build.log" 2>&1; then
 		grep -E 'error' "$obj/build.log" | head -n 10
@@ -51,6 +50,11 @@ for c in $commits; do
 		die "prefix $n ($subj) does not boot or its guest did not finish" "console: $log"
 	fi
 	read -r p f s <<<"$(awk -f "$TOP/scripts/count-ktap.awk" "$log" | tail -n 1)"
+	if grep -qs '^config USER_IDMAP_KUNIT_TEST$' "$wt/lib/Kconfig.debug" &&
+		! grep -q '^    # Subtest: user_idmap$' "$log"; then
+		echo "the user_idmap KUnit suite did not run"
+		f=$((f + 1))
+	fi
 	for t in $progs; do
 		grep -q "^@@END $t rc=" "$log" || { echo "$t did not run to its end"; f=$((f + 1)); }
 	done
