@@ -5,13 +5,16 @@
 #   - an owner a level does not map shown as the overflow id (65534)
 #   - each level reading its child's map in its own ids
 #   - a map bigger than stock's 340-extent, one-page limit
+#   - a nested container mapping all of its parent's ids in one line,
+#     across two extents of the parent's map (stock: EPERM)
 # Processes are synchronised through FIFOs; no sleeps.
 # shellcheck disable=SC2086  # $d and the pids hold no blanks
 set -eu
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
 d=/tmp/demo
 mkdir -p $d
-mkfifo -m 0666 $d/ready1 $d/ready2 $d/ready3 $d/hold1 $d/hold2 $d/hold3
+mkfifo -m 0666 $d/ready1 $d/ready2 $d/ready3 $d/ready4 $d/ready5 \
+	$d/hold1 $d/hold2 $d/hold3 $d/hold4 $d/hold5
 chmod 1777 $d
 : >$d/file-a; chown 100015:100015 $d/file-a
 : >$d/file-b; chown 100500:100500 $d/file-b
@@ -66,8 +69,37 @@ else
 	echo "refused by this kernel"
 fi
 
+# A rootless container's namespace: its root is kernel uid 1000, then the
+# 65536 subordinate ids from 100000.  A container inside it maps all
+# 65537 of those ids in one line, across both extents.
+: >$d/own-1000; chown 1000:1000 $d/own-1000
+: >$d/own-165535; chown 165535:165535 $d/own-165535
+unshare -U sh -c "echo \$\$ >$d/ready4; exec cat $d/hold4 >/dev/null" &
+read -r r <$d/ready4
+echo "0 1000 1
+1 100000 65536" >/proc/$r/uid_map
+echo "0 1000 1
+1 100000 65536" >/proc/$r/gid_map
+say "a rootless layout (pid $r), written from the initial namespace:"
+cat /proc/$r/uid_map
+in_ns $r unshare -U sh -c "echo \$\$ >$d/ready5; exec cat $d/hold5 >/dev/null" &
+read -r c <$d/ready5
+say "its root maps all its ids into a child (pid $c) in one line: 0 0 65537"
+if in_ns $r sh -c "echo '0 0 65537' >/proc/$c/uid_map && echo '0 0 65537' >/proc/$c/gid_map"; then
+	say "the child's map as its parent wrote it:"
+	in_ns $r cat /proc/$c/uid_map
+	say "the same map from the initial namespace: split where the parent's extents end"
+	cat /proc/$c/uid_map
+	say "kernel uids 1000 and 165535, the two ends, seen from inside the child:"
+	in_ns $c ls -ln $d/own-1000 $d/own-165535
+else
+	echo "refused by this kernel (stock: a range must lie inside one extent of the parent)"
+fi
+
 echo end >$d/hold1
 echo end >$d/hold2
 echo end >$d/hold3
+echo end >$d/hold5
+echo end >$d/hold4
 wait
 say "done"
