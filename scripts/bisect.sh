@@ -5,7 +5,9 @@
 # patch that adds it, the KUnit suite: every prefix must build, boot and pass.
 # Prefixes that still have stock's 340-extent limit are held to stock's side
 # of the limit tests (USERNS_IDMAP_ENGINE=stock), those without the sysctl
-# skip its test (patched-nosysctl).  FROM=N starts at the Nth prefix.
+# skip its test (patched-nosysctl), those without range splitting assert
+# stock's EPERM (patched-nosplit; the features come in that order: big maps,
+# sysctl, splitting).  FROM=N starts at the Nth prefix.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -40,6 +42,8 @@ for c in $commits; do
 		engine=stock
 	elif ! grep -qs max_unprivileged_idmap_extents "$wt/kernel/user_idmap.c"; then
 		engine=patched-nosysctl
+	elif ! grep -qs '^static int split_line(' "$wt/kernel/user_idmap.c"; then
+		engine=patched-nosplit
 	fi
 	mkdisk "$BUILD/disk-bisect.img"
 	log=$obj/boot.log
