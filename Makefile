@@ -44,6 +44,12 @@ kernel-nouserns: tree
 
 kernels: kernel kernel-stock kernel-nouserns
 
+kernel-debug: tree
+	@$(S)/build-kernel.sh patched-debug
+
+kernel-stock-debug: tree
+	@$(S)/build-kernel.sh stock-debug
+
 tests: tree
 	@$(S)/build-tests.sh
 
@@ -52,6 +58,9 @@ initramfs: tests
 
 check: kernel kernel-stock kernel-nouserns initramfs
 	@$(S)/check.sh
+
+check-debug: kernel-debug kernel-stock-debug initramfs
+	@$(S)/check-debug.sh
 
 run: kernel initramfs
 	@$(S)/vm.sh --variant patched --timeout 300 -- /guest/demo.sh

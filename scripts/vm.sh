@@ -14,6 +14,8 @@
 #   --timeout SEC      kill a guest that has not finished (default 600)
 #   --log FILE         also write the console to FILE
 #   --mem MB           guest memory (default 1024)
+#   --smp N            guest CPUs (default 1; more: multi-threaded TCG)
+#   --append ARGS      more kernel command line
 # The console streams to stdout.  Exit status: the guest command's, or 124
 # when the guest timed out, 125 when it ended without reporting a status.
 set -euo pipefail
@@ -26,6 +28,8 @@ icount=0
 timeout=600
 log=""
 mem=1024
+smp=1
+more_append=""
 shell=0
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -37,6 +41,8 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout=$2; shift 2 ;;
 	--log) log=$2; shift 2 ;;
 	--mem) mem=$2; shift 2 ;;
+	--smp) smp=$2; shift 2 ;;
+	--append) more_append=$2; shift 2 ;;
 	--shell) shell=1; shift ;;
 	--) shift; break ;;
 	-h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -74,7 +80,11 @@ fi
 
 accel=tcg
 cpu=max
-append="console=ttyS0 panic=-1 oops=panic rdinit=/init"
+append="console=ttyS0 panic=-1 oops=panic rdinit=/init${more_append:+ $more_append}"
+if [ "$smp" -gt 1 ]; then
+	# One host thread per guest CPU: the CPUs really run at the same time.
+	accel=tcg,thread=multi
+fi
 extra=()
 if [ "$icount" = 1 ]; then
 	# Deterministic: instructions as the clock, a fixed guest date, no
@@ -84,7 +94,7 @@ if [ "$icount" = 1 ]; then
 	# shellcheck disable=SC2054  # QEMU option values with commas
 	extra=(-icount shift=0,sleep=off -rtc base=2026-01-01T00:00:00,clock=vm)
 fi
-qemu=(qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -m "$mem" -smp 1
+qemu=(qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -m "$mem" -smp "$smp"
 	-kernel "$kernel" -initrd "$rd" -no-reboot -nodefaults -display none
 	-append "$append" "${extra[@]}")
 n=0
@@ -107,7 +117,7 @@ if [ "$icount" = 1 ]; then
 	tr -d '\r' <"$tmp/serial.raw" | tee "$out"
 else
 	timeout -k 5 "$timeout" "${qemu[@]}" -serial stdio -monitor none </dev/null 2>&1 |
-		tr -d '\r' | tee "$out"
+		stdbuf -oL tr -d '\r' | tee "$out"
 	status=("${PIPESTATUS[@]}")
 fi
 set -e

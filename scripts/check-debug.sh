@@ -1,0 +1,96 @@
+#!/bin/bash
+# check-debug.sh (make check-debug): the KUnit suite and the conformance
+# suite, stress test included, on SMP kernels built with the kernel's
+# checkers (config/debug.config: KASAN, UBSAN, KFENCE, lockdep and RCU
+# checks, atomic-sleep checks, kmemleak, list debugging, FORTIFY_SOURCE,
+# hardened usercopy; slub_debug=FZPU), patched and stock alike, each guest
+# with GUEST_CPUS CPUs (default 2) on multi-threaded TCG.
+# Fails on any failed test, on any checker report in the kernel log, and on
+# any leak kmemleak finds at the end.  Ends with "N passed, N failed, N
+# skipped"; a report counts as one failure each.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+variants=${VARIANTS:-patched-debug stock-debug}
+cpus=${GUEST_CPUS:-2}
+rounds=${USERNS_IDMAP_STRESS_ROUNDS:-16}
+results=$BUILD/results
+mkdir -p "$results"
+
+all=$(cd "$BUILD/tests" 2>/dev/null && ls)
+[ -n "$all" ] || die "no test programs in $BUILD/tests" "run 'make tests' and look at its errors"
+progs=$(echo "$all" | grep -v nouserns | tr '\n' ' ')
+
+# What the checkers print: the first line of each report.
+reports='^(BUG[: ]|WARNING: |INFO: |UBSAN: |kernel BUG at|Oops|general protection fault|Kernel panic|list_(add|del) corruption|usercopy: |kmemleak: [0-9]+ new suspected)|detected buffer overflow|unreferenced object'
+
+tp=0 tf=0 ts=0 summary=""
+for v in $variants; do
+	case "$v" in
+	patched-debug) engine=patched ;;
+	stock-debug) engine=stock ;;
+	*) die "unknown debug variant '$v'" "use patched-debug and/or stock-debug" ;;
+	esac
+	log=$results/check-$v.log
+	disk=$BUILD/disk-$v.img
+	mkdisk "$disk"
+	cmd="USERNS_IDMAP_ENGINE=$engine USERNS_IDMAP_STRESS_ROUNDS=$rounds USERNS_IDMAP_TEST_TIMEOUT=1200 /guest/run-tests.sh $progs; /guest/debug-tail.sh"
+	info "booting the $v kernel, $cpus CPUs (console: $log)"
+	set +e
+	"$TOP/scripts/vm.sh" --variant "$v" --disk "$disk" --smp "$cpus" --mem 2048 \
+		--append "slub_debug=FZPU acpi=noirq" --timeout "${CHECK_TIMEOUT:-3000}" \
+		--log "$log" -- "$cmd" >/dev/null
+	rc=$?
+	set -e
+	# The tests' results, without the kernel log printed at the end.
+	ktap=$results/check-$v.ktap
+	awk '/^@@BEGIN (kmemleak|dmesg)@@/ { skip = 1 } !skip { print } /^@@END (kmemleak|dmesg)@@/ { skip = 0 }' \
+		"$log" >"$ktap"
+	echo "# ---- $v kernel: KTAP ----"
+	awk '/^Run \/init/ { booted = 1 }
+	     /^KTAP version/ { ktap = 1 }
+	     ktap && !booted && /^(KTAP version|# |(not )?ok |[0-9]+\.\.[0-9]+|    )/ { print }
+	     /^@@BEGIN / { inprog = 1 }
+	     inprog { print }
+	     /^@@END / { inprog = 0 }' "$ktap"
+	counts=$(awk -f "$TOP/scripts/count-ktap.awk" "$ktap")
+	echo "$counts" | sed '$d'
+	read -r p f s <<<"$(echo "$counts" | tail -n 1)"
+	for t in $progs; do
+		if ! grep -q "^@@END $t rc=" "$ktap"; then
+			f=$((f + 1))
+			echo "FAILED: $t did not run to its end on the $v kernel"
+		fi
+	done
+	if [ "$engine" = patched ] && ! grep -q '^    # Subtest: user_idmap$' "$ktap"; then
+		f=$((f + 1))
+		echo "FAILED: the user_idmap KUnit suite did not run (CONFIG_USER_IDMAP_KUNIT_TEST?)"
+	fi
+	if ! grep -q '^@@END dmesg@@' "$log"; then
+		f=$((f + 1))
+		echo "FAILED: the $v guest printed no kernel log at the end (see $log)"
+	fi
+	# Checker reports: in the kernel log (busybox dmesg may prefix <level>)
+	# and in kmemleak's list, or on the console before init quietened it.
+	found=$(awk '/^@@BEGIN (kmemleak|dmesg)@@/ { on = 1; next } /^@@END (kmemleak|dmesg)@@/ { on = 0 }
+		on { sub(/^<[0-9]+>/, ""); print }' "$log" | grep -E "$reports" | sort | uniq -c || true)
+	if [ -n "$found" ]; then
+		n=$(echo "$found" | wc -l)
+		f=$((f + n))
+		echo "FAILED: checker reports in the $v kernel's log (kinds: $n; full log: $log):"
+		awk '{ print "    " $0 }' <<<"$found"
+	else
+		echo "# $v: no KASAN, UBSAN, KFENCE, lockdep, RCU, atomic-sleep, list, usercopy or kmemleak report"
+	fi
+	if [ "$rc" != 0 ]; then
+		f=$((f + 1))
+		echo "FAILED: the $v guest did not finish cleanly (vm.sh exit $rc; see $log)"
+	fi
+	echo "# $v: $p passed, $f failed, $s skipped"
+	summary="$summary $v: $p/$f/$s"
+	tp=$((tp + p)) tf=$((tf + f)) ts=$((ts + s))
+done
+
+echo "# per kernel (passed/failed/skipped):$summary"
+echo "$tp passed, $tf failed, $ts skipped"
+[ "$tf" = 0 ]
