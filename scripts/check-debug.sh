@@ -46,26 +46,10 @@ for v in $variants; do
 	ktap=$results/check-$v.ktap
 	awk '/^@@BEGIN (kmemleak|dmesg)@@/ { skip = 1 } !skip { print } /^@@END (kmemleak|dmesg)@@/ { skip = 0 }' \
 		"$log" >"$ktap"
-	echo "# ---- $v kernel: KTAP ----"
-	awk '/^Run \/init/ { booted = 1 }
-	     /^KTAP version/ { ktap = 1 }
-	     ktap && !booted && /^(KTAP version|# |(not )?ok |[0-9]+\.\.[0-9]+|    )/ { print }
-	     /^@@BEGIN / { inprog = 1 }
-	     inprog { print }
-	     /^@@END / { inprog = 0 }' "$ktap"
-	counts=$(awk -f "$TOP/scripts/count-ktap.awk" "$ktap")
-	echo "$counts" | sed '$d'
-	read -r p f s <<<"$(echo "$counts" | tail -n 1)"
-	for t in $progs; do
-		if ! grep -q "^@@END $t rc=" "$ktap"; then
-			f=$((f + 1))
-			echo "FAILED: $t did not run to its end on the $v kernel"
-		fi
-	done
-	if [ "$engine" = patched ] && ! grep -q '^    # Subtest: user_idmap$' "$ktap"; then
-		f=$((f + 1))
-		echo "FAILED: the user_idmap KUnit suite did not run (CONFIG_USER_IDMAP_KUNIT_TEST?)"
-	fi
+	kunit=no
+	[ "$engine" = patched ] && kunit=yes
+	# shellcheck disable=SC2086  # progs: one name per word
+	ktap_results "$ktap" "$v" "$kunit" $progs
 	if ! grep -q '^@@END dmesg@@' "$log"; then
 		f=$((f + 1))
 		echo "FAILED: the $v guest printed no kernel log at the end (see $log)"

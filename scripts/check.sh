@@ -53,28 +53,10 @@ for v in $variants; do
 		--log "$log" -- "$cmd" >/dev/null
 	rc=$?
 	set -e
-	echo "# ---- $v kernel: KTAP ----"
-	# The KUnit lines printed at boot and each program's output, without
-	# the other kernel messages.
-	awk '/^Run \/init/ { booted = 1 }
-	     /^KTAP version/ { ktap = 1 }
-	     ktap && !booted && /^(KTAP version|# |(not )?ok |[0-9]+\.\.[0-9]+|    )/ { print }
-	     /^@@BEGIN / { inprog = 1 }
-	     inprog { print }
-	     /^@@END / { inprog = 0 }' "$log"
-	counts=$(awk -f "$TOP/scripts/count-ktap.awk" "$log")
-	echo "$counts" | sed '$d'
-	read -r p f s <<<"$(echo "$counts" | tail -n 1)"
-	for t in $progs; do
-		if ! grep -q "^@@END $t rc=" "$log"; then
-			f=$((f + 1))
-			echo "FAILED: $t did not run to its end on the $v kernel"
-		fi
-	done
-	if [ "$v" = patched ] && ! grep -q '^    # Subtest: user_idmap$' "$log"; then
-		f=$((f + 1))
-		echo "FAILED: the user_idmap KUnit suite did not run (CONFIG_USER_IDMAP_KUNIT_TEST?)"
-	fi
+	kunit=no
+	[ "$v" = patched ] && kunit=yes
+	# shellcheck disable=SC2086  # progs: one name per word
+	ktap_results "$log" "$v" "$kunit" $progs
 	if [ "$rc" != 0 ]; then
 		f=$((f + 1))
 		echo "FAILED: the $v guest did not finish cleanly (vm.sh exit $rc; see $log)"

@@ -49,3 +49,34 @@ mkdisk() {
 	mkfs.ext4 -q -F -O project,quota -E root_owner=0:0 "$1" >/dev/null 2>&1 ||
 		die "mkfs.ext4 failed on $1" "run 'make deps' (installs e2fsprogs)"
 }
+
+# ktap_results LOG VARIANT KUNIT PROG...: print the KTAP in a guest console
+# log (the KUnit lines printed at boot, each program's output) and what
+# failed: a program that did not run to its end, the user_idmap KUnit
+# suite missing when KUNIT is "yes".  Sets p, f and s (passed, failed,
+# skipped) for the caller.
+ktap_results() {
+	local log=$1 v=$2 kunit=$3 t counts
+	shift 3
+	echo "# ---- $v kernel: KTAP ----"
+	awk '/^Run \/init/ { booted = 1 }
+	     /^KTAP version/ { ktap = 1 }
+	     ktap && !booted && /^(KTAP version|# |(not )?ok |[0-9]+\.\.[0-9]+|    )/ { print }
+	     /^@@BEGIN / { inprog = 1 }
+	     inprog { print }
+	     /^@@END / { inprog = 0 }' "$log"
+	counts=$(awk -f "$TOP/scripts/count-ktap.awk" "$log")
+	echo "$counts" | sed '$d'
+	# shellcheck disable=SC2034  # p, f, s are the caller's
+	read -r p f s <<<"$(echo "$counts" | tail -n 1)"
+	for t in "$@"; do
+		if ! grep -q "^@@END $t rc=" "$log"; then
+			f=$((f + 1))
+			echo "FAILED: $t did not run to its end on the $v kernel"
+		fi
+	done
+	if [ "$kunit" = yes ] && ! grep -q '^    # Subtest: user_idmap$' "$log"; then
+		f=$((f + 1))
+		echo "FAILED: the user_idmap KUnit suite did not run (CONFIG_USER_IDMAP_KUNIT_TEST?)"
+	fi
+}
