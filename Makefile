@@ -9,12 +9,15 @@ B := build
 .NOTPARALLEL:
 
 .PHONY: help deps tree export kernel kernel-stock kernel-nouserns kernels tests initramfs \
-	check run shell bench holdtime lint bisect clean distclean
+	kernel-debug kernel-stock-debug kernel-kcsan check check-debug check-kcsan \
+	run shell bench holdtime lint bisect clean distclean
 
 help:
 	@echo 'make run           build the patched kernel, boot it, run the demo'
 	@echo 'make check         build both kernels, run KUnit + all tests on both'
 	@echo 'make shell         boot the patched kernel with a shell on the console'
+	@echo 'make check-debug   KUnit + tests on SMP KASAN/UBSAN/lockdep/kmemleak kernels'
+	@echo 'make check-kcsan   stress + map tests on an SMP KCSAN kernel'
 	@echo 'make bench         deterministic benchmark, stock vs patched (results/)'
 	@echo 'make holdtime      instructions under userns_state_mutex per map write'
 	@echo 'make tree          extract the source into build/linux and apply series/'
@@ -61,6 +64,12 @@ check: kernel kernel-stock kernel-nouserns initramfs
 
 check-debug: kernel-debug kernel-stock-debug initramfs
 	@$(S)/check-debug.sh
+
+kernel-kcsan: tree
+	@$(S)/build-kernel.sh patched-kcsan
+
+check-kcsan: kernel-kcsan initramfs
+	@$(S)/check-kcsan.sh
 
 run: kernel initramfs
 	@$(S)/vm.sh --variant patched --timeout 300 -- /guest/demo.sh

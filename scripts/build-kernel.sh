@@ -6,6 +6,7 @@
 #   patched-bench, stock-bench, nouserns-bench   benchmark configs (see config/)
 #   patched-hold, stock-hold   bench configs, trees with bench/hold-*.patch
 #   patched-debug, stock-debug   SMP kernels with the kernel's checkers (make check-debug)
+#   patched-kcsan   SMP kernel with KCSAN (make check-kcsan)
 # Result: build/kernels/VARIANT.bzImage (+ VARIANT.config).  Incremental:
 # the config is regenerated only when a fragment changed, make rebuilds only
 # what changed, ccache serves the rest.
@@ -21,12 +22,14 @@ patched-bench) src=$TREE; frags="base bench" ;;
 # make check-debug: SMP kernels with KASAN, UBSAN, KFENCE, lockdep, kmemleak
 patched-debug) src=$TREE; frags="base kunit debug" ;;
 stock-debug) src=$STOCK_TREE; frags="base kunit debug" ;;
+# make check-kcsan: SMP kernel with KCSAN (it excludes KASAN)
+patched-kcsan) src=$TREE; frags="base kunit kcsan" ;;
 stock-bench) src=$STOCK_TREE; frags="base bench" ;;
 nouserns-bench) src=$STOCK_TREE; frags="base bench nouserns" ;;
 # make holdtime: the bench kernels with bench/hold-*.patch (scripts/holdtime.sh)
 patched-hold) src=$BUILD/linux-hold-patched; frags="base bench" ;;
 stock-hold) src=$BUILD/linux-hold-stock; frags="base bench" ;;
-*) die "unknown kernel variant '$variant'" "use one of: patched stock nouserns patched-bench stock-bench nouserns-bench patched-hold stock-hold patched-debug stock-debug" ;;
+*) die "unknown kernel variant '$variant'" "use one of: patched stock nouserns patched-bench stock-bench nouserns-bench patched-hold stock-hold patched-debug stock-debug patched-kcsan" ;;
 esac
 
 [ -d "$TREE/.git" ] || die "no tree at $TREE" "run 'make tree' first"
