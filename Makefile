@@ -10,7 +10,7 @@ B := build
 
 .PHONY: help deps tree export kernel kernel-stock kernel-nouserns kernels tests initramfs \
 	kernel-debug kernel-stock-debug kernel-kcsan check check-debug check-kcsan \
-	run shell bench holdtime lint bisect clean distclean
+	fuzz run shell bench holdtime lint bisect clean distclean
 
 help:
 	@echo 'make run           build the patched kernel, boot it, run the demo'
@@ -18,6 +18,7 @@ help:
 	@echo 'make shell         boot the patched kernel with a shell on the console'
 	@echo 'make check-debug   KUnit + tests on SMP KASAN/UBSAN/lockdep/kmemleak kernels'
 	@echo 'make check-kcsan   stress + map tests on an SMP KCSAN kernel'
+	@echo 'make fuzz          differential fuzzer, stock vs patched (SEEDS=, COUNT=)'
 	@echo 'make bench         deterministic benchmark, stock vs patched (results/)'
 	@echo 'make holdtime      instructions under userns_state_mutex per map write'
 	@echo 'make tree          extract the source into build/linux and apply series/'
@@ -76,6 +77,9 @@ run: kernel initramfs
 
 shell: kernel initramfs
 	@$(S)/vm.sh --variant patched --shell
+
+fuzz: kernel kernel-stock initramfs
+	@$(S)/fuzz.sh
 
 bench: tree
 	@$(S)/bench.sh

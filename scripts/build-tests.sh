@@ -33,3 +33,8 @@ for d in $dirs; do
 	done
 done
 info "$n test programs in $BUILD/tests"
+
+# The differential fuzzer (make fuzz, and a short campaign in make check).
+mkdir -p "$BUILD/fuzz"
+gcc -static -O2 -Wall -Wextra -Werror -o "$BUILD/fuzz/idmap_fuzz" "$TOP/fuzz/idmap_fuzz.c" ||
+	die "fuzz/idmap_fuzz.c did not build (errors above)" "fix it, then 'make check' again"

@@ -13,6 +13,8 @@ set -euo pipefail
 # nouserns: the patched tree with CONFIG_USER_NS=n, running the tests
 # written for such a kernel.
 variants=${VARIANTS:-patched stock nouserns}
+fuzz_seed=${FUZZ_SEED:-2026}
+fuzz_count=${FUZZ_COUNT:-6000}
 results=$BUILD/results
 mkdir -p "$results"
 
@@ -47,12 +49,25 @@ for v in $variants; do
 	cmd="USERNS_IDMAP_ENGINE=$engine /guest/run-tests.sh $(echo "$progs" | tr '\n' ' ')"
 	disk=$BUILD/disk-$v.img
 	mkdisk "$disk"
+	disks=(--disk "$disk")
+	# The fuzzer's transcript goes, gzipped, to a raw second disk.
+	fuzzimg=$BUILD/fuzz-$v.img
+	rm -f "$fuzzimg" "$results/fuzz-$v.txt.gz"
+	if [ "$v" != nouserns ] && [ "$fuzz_count" -gt 0 ]; then
+		truncate -s 256M "$fuzzimg"
+		disks+=(--disk "$fuzzimg")
+		cmd="$cmd; /fuzz/idmap_fuzz $fuzz_seed $fuzz_count | gzip -1 >/dev/vdb"
+	fi
 	info "booting the $v kernel (console: $log)"
 	set +e
-	"$TOP/scripts/vm.sh" --variant "$v" --disk "$disk" --timeout "${CHECK_TIMEOUT:-1200}" \
+	"$TOP/scripts/vm.sh" --variant "$v" "${disks[@]}" --timeout "${CHECK_TIMEOUT:-1200}" \
 		--log "$log" -- "$cmd" >/dev/null
 	rc=$?
 	set -e
+	if [ -f "$fuzzimg" ]; then
+		gzip -dc <"$fuzzimg" 2>/dev/null | gzip -1 >"$results/fuzz-$v.txt.gz" || true
+		rm -f "$fuzzimg"
+	fi
 	kunit=no
 	[ "$v" = patched ] && kunit=yes
 	# shellcheck disable=SC2086  # progs: one name per word
@@ -65,6 +80,28 @@ for v in $variants; do
 	summary="$summary $v: $p/$f/$s"
 	tp=$((tp + p)) tf=$((tf + f)) ts=$((ts + s))
 done
+
+# The fuzzing campaign: stock's transcript against ours.
+if [ "$fuzz_count" -gt 0 ] && [[ " $variants " == *" patched "* ]] && [[ " $variants " == *" stock "* ]]; then
+	echo "# ---- differential fuzzing: seed $fuzz_seed, $fuzz_count scenarios per kernel ----"
+	fuzz_ok=yes
+	for v in stock patched; do
+		if [ "$(zcat "$results/fuzz-$v.txt.gz" 2>/dev/null | grep -c '^# done ')" != 1 ]; then
+			echo "FAILED: the $v kernel's fuzzing transcript is incomplete (see $results/check-$v.log)"
+			fuzz_ok=no
+		fi
+	done
+	if [ "$fuzz_ok" = yes ] &&
+		python3 "$TOP/scripts/fuzz-compare.py" "$results/fuzz-stock.txt.gz" "$results/fuzz-patched.txt.gz"; then
+		echo "ok 1 fuzz_differential"
+		tp=$((tp + 1))
+		summary="$summary fuzz: 1/0/0"
+	else
+		echo "not ok 1 fuzz_differential"
+		tf=$((tf + 1))
+		summary="$summary fuzz: 0/1/0"
+	fi
+fi
 
 echo "# per kernel (passed/failed/skipped):$summary"
 echo "$tp passed, $tf failed, $ts skipped"

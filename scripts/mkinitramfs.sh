@@ -32,6 +32,10 @@ cp "$TOP"/guest/*.sh "$root/guest/" 2>/dev/null || true
 if [ -d "$BUILD/tests" ]; then
 	cp -a "$BUILD/tests/." "$root/tests/"
 fi
+if [ -d "$BUILD/fuzz" ]; then
+	mkdir -p "$root/fuzz"
+	cp -a "$BUILD/fuzz/." "$root/fuzz/"
+fi
 if [ -d "$BUILD/bench" ]; then
 	mkdir -p "$root/bench"
 	cp -a "$BUILD/bench/." "$root/bench/"
