@@ -10,7 +10,7 @@ B := build
 
 .PHONY: help deps tree export kernel kernel-stock kernel-nouserns kernels tests initramfs \
 	kernel-debug kernel-stock-debug kernel-kcsan check check-debug check-kcsan \
-	fuzz run shell bench holdtime lint bisect clean distclean
+	fuzz plant run shell bench holdtime lint bisect clean distclean
 
 help:
 	@echo 'make run           build the patched kernel, boot it, run the demo'
@@ -19,6 +19,7 @@ help:
 	@echo 'make check-debug   KUnit + tests on SMP KASAN/UBSAN/lockdep/kmemleak kernels'
 	@echo 'make check-kcsan   stress + map tests on an SMP KCSAN kernel'
 	@echo 'make fuzz          differential fuzzer, stock vs patched (SEEDS=, COUNT=)'
+	@echo 'make plant PLANT=  a planted bug (plants/) that its checker must catch'
 	@echo 'make bench         deterministic benchmark, stock vs patched (results/)'
 	@echo 'make holdtime      instructions under userns_state_mutex per map write'
 	@echo 'make tree          extract the source into build/linux and apply series/'
@@ -80,6 +81,9 @@ shell: kernel initramfs
 
 fuzz: kernel kernel-stock initramfs
 	@$(S)/fuzz.sh
+
+plant: tree initramfs
+	@$(S)/plant.sh $(PLANT)
 
 bench: tree
 	@$(S)/bench.sh

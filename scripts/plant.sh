@@ -1,0 +1,49 @@
+#!/bin/bash
+# plant.sh NAME (make plant PLANT=NAME): show that a checker catches a bug.
+# Applies plants/NAME.patch to the tree (never committed), builds the kernel
+# the checker runs on, runs the checker, which must fail, then takes the
+# patch out again and rebuilds that kernel.  The prefix of NAME says which:
+#   kasan-*, kmemleak-*   patched-debug kernel, check-debug.sh
+#   kcsan-*               patched-kcsan kernel, check-kcsan.sh
+#   fuzz-*                patched kernel, fuzz.sh (SEEDS=1 COUNT=PLANT_FUZZ_COUNT)
+# Exit status 0 when the checker caught the plant; its output is in
+# build/results/plant-NAME.log.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+name=${1:-}
+patch=$TOP/plants/$name.patch
+if [ -z "$name" ] || [ ! -f "$patch" ]; then
+	die "no plant '$name'" "one of: $(find "$TOP/plants" -name '*.patch' -printf '%f\n' | sed 's|\.patch$||' | sort | tr '\n' ' ')"
+fi
+case "$name" in
+kasan-* | kmemleak-*) variant=patched-debug; check=(env VARIANTS=patched-debug "$TOP/scripts/check-debug.sh") ;;
+kcsan-*) variant=patched-kcsan; check=("$TOP/scripts/check-kcsan.sh") ;;
+fuzz-*) variant=patched; check=(env FUZZ_NAME=plant-fuzz SEEDS=1 COUNT="${PLANT_FUZZ_COUNT:-3000}" "$TOP/scripts/fuzz.sh") ;;
+*) die "plant '$name' names no checker" "name it kasan-*, kmemleak-*, kcsan-* or fuzz-*" ;;
+esac
+[ -z "$(tree_git status --porcelain --untracked-files=no)" ] ||
+	die "the tree has uncommitted edits" "commit or drop them in $TREE first"
+
+log=$BUILD/results/plant-$name.log
+mkdir -p "$BUILD/results"
+restore() {
+	tree_git apply -R "$patch"
+	info "plant taken out; rebuilding the $variant kernel"
+	"$TOP/scripts/build-kernel.sh" "$variant"
+}
+tree_git apply "$patch"
+trap restore EXIT
+info "planted $name; building the $variant kernel"
+"$TOP/scripts/build-kernel.sh" "$variant"
+info "running ${check[*]##*/} (log: $log)"
+set +e
+"${check[@]}" >"$log" 2>&1
+rc=$?
+set -e
+grep -E 'FAILED|UNEXPLAINED|unexplained|^# KCSAN|^ +[0-9]+ (ENGINE|BUG|unreferenced)|KASAN|kmemleak|MemFree|^[0-9]+ passed' "$log" | head -n 30 || true
+if [ "$rc" = 0 ]; then
+	echo "NOT CAUGHT: ${check[*]##*/} passed with plants/$name.patch applied"
+	exit 1
+fi
+echo "caught: ${check[*]##*/} failed with plants/$name.patch applied, as it must"
