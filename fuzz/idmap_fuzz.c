@@ -25,12 +25,15 @@
  * namespace; files owned by kernel ids at the edges of the lower ranges,
  * their owners seen from inside.
  *
- * A model of stock's parser and of the ancestors' maps prints, beside the
+ * A model of stock's parser, of its permission rules for the writers this
+ * generator makes, and of the ancestors' maps prints, beside the
  * transcript, which documented class of difference a scenario may fall in
- * (over stock's size limits; a range split across the parent's extents) and
- * what each lookup must return if the map is installed as written.  Lines of
- * the transcript start with '@' (scenario), 'S', 'M', 'G', 'E' (generator and
- * model: the same on both kernels) or 'K' (what the kernel did).
+ * (over stock's size limits; a range split across the parent's extents)
+ * and, for the map the kernel installed (the fuzzed one or the second),
+ * what the namespace reads back and what each lookup must return.  Lines
+ * of the transcript start with '@' (scenario), 'S', 'M', 'G' (generator and
+ * model: the same on both kernels), 'K' (what the kernel did) or 'E' (the
+ * model of what the kernel installed).
  *
  * Usage: idmap_fuzz SEED COUNT [FIRST]   scenarios FIRST .. FIRST+COUNT-1
  */
@@ -48,9 +51,11 @@
 #include <sys/fsuid.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <linux/capability.h>
 
 #define DIR_FZ		"/tmp/fz"
 #define MAX_BUF		(160 * 1024)
@@ -181,8 +186,9 @@ static int64_t map_up(const struct map *m, uint64_t id)
  * wrapping on overflow, then truncated to u32), the first two followed by
  * white space, nothing but white space after the third; EINVAL for an id
  * of 4294967295, a zero count or a range that wraps, a range overlapping an
- * earlier line's (either column), more than 340 lines, no line.  Returns 0
- * and the lines (the model of an installed map), or -1 (EINVAL).
+ * earlier line's (either column), no line.  Returns 0 and the lines (the
+ * model of an installed map), or -1 (EINVAL).  Stock's 340-line limit is
+ * not modelled: the 'limits' class of the comparison covers it.
  */
 static int isspace_k(unsigned char c)
 {
@@ -251,7 +257,6 @@ static int model_parse(const char *buf, size_t len, struct map *m)
 			if (o->lower <= l + (uint64_t)c - 1 && o->lower + o->count - 1 >= l)
 				return -1;
 		}
-		/* stock: room for 340 lines */
 		if (m->nr >= MAX_LINES - 1)
 			return -1;
 		m->e[m->nr++] = (struct ext){ f, l, c };
@@ -272,6 +277,7 @@ struct scenario {
 	int l1;			/* l1_tmpl index (depth >= 2) */
 	int l2;			/* l2_tmpl index (depth 3) */
 	int user_creator;	/* depth 1: target created by USER_ID */
+	int nofcap;		/* depth 1, root: created without CAP_SETFCAP */
 	int type, writer, sg, sg_after;
 	const char *gen;
 	char *buf;
@@ -578,6 +584,7 @@ static void gen_scenario(uint64_t seed, uint64_t idx)
 		sc.l1 = 0;
 	sc.l2 = (int)rn(sizeof(l2_tmpl) / sizeof(l2_tmpl[0]));
 	sc.user_creator = sc.depth == 1 && chance(40);
+	sc.nofcap = sc.depth == 1 && !sc.user_creator && chance(15);
 	k = (int)rn(100);
 	sc.writer = k < 70 ? W_PARENT : (k < 95 || sc.depth == 1) ? W_SELF : W_INIT;
 	k = (int)rn(100);
@@ -613,7 +620,7 @@ static void gen_scenario(uint64_t seed, uint64_t idx)
 }
 
 /* ---- servers: one process per namespace level, driven over pipes ---- */
-enum { OP_UNSHARE, OP_CRED, OP_SPAWN, OP_WRITE, OP_READ, OP_PROBE, OP_EXIT };
+enum { OP_UNSHARE, OP_CRED, OP_NOFCAP, OP_SPAWN, OP_WRITE, OP_READ, OP_PROBE, OP_EXIT };
 
 struct req {
 	int op, a, b;
@@ -752,6 +759,20 @@ static int do_probes(int type, int n, char *d)
 	return n * (int)sizeof(res[0]);
 }
 
+/* Drop CAP_SETFCAP from the effective and permitted sets. */
+static int drop_setfcap(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return -errno;
+	d[CAP_SETFCAP / 32].effective &= ~(1U << (CAP_SETFCAP % 32));
+	d[CAP_SETFCAP / 32].permitted &= ~(1U << (CAP_SETFCAP % 32));
+	d[CAP_SETFCAP / 32].inheritable &= ~(1U << (CAP_SETFCAP % 32));
+	return syscall(SYS_capset, &h, d) ? -errno : 0;
+}
+
 static void __attribute__((noreturn)) serve(int level)
 {
 	struct req q;
@@ -775,6 +796,9 @@ static void __attribute__((noreturn)) serve(int level)
 			else if (setresuid((uid_t)q.a, (uid_t)q.a, (uid_t)q.a))
 				r.rc = -errno;
 			prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+			break;
+		case OP_NOFCAP:
+			r.rc = drop_setfcap();
 			break;
 		case OP_SPAWN:
 			r.rc = fork();
@@ -873,17 +897,17 @@ static void print_text(const char *tag, const char *d, int n)
 	int lines = 0;
 
 	if (n < 0) {
-		printf("K R %s %s\n", tag, ename(n));
+		printf("%s %s\n", tag, ename(n));
 		return;
 	}
 	for (int i = 0; i < n; i++)
 		lines += d[i] == '\n';
 	if (lines > 8) {
-		printf("K R %s lines=%d hash=%016llx\n", tag, lines,
+		printf("%s lines=%d hash=%016llx\n", tag, lines,
 		       (unsigned long long)fnv(d, (size_t)n));
 		return;
 	}
-	printf("K R %s \"", tag);
+	printf("%s \"", tag);
 	for (int i = 0; i < n; i++) {
 		if (d[i] == '\n')
 			printf("|");
@@ -945,6 +969,11 @@ static int setup(void)
 		if (l == 1 && ((sc.depth == 1 && sc.user_creator) ||
 			       (sc.depth > 1 && l1_tmpl[sc.l1].unpriv))) {
 			rc = call(1, OP_CRED, USER_ID, USER_ID, NULL, NULL, 0, reply);
+			if (rc)
+				return rc;
+		}
+		if (l == 1 && sc.nofcap) {
+			rc = call(1, OP_NOFCAP, 0, 0, NULL, NULL, 0, reply);
 			if (rc)
 				return rc;
 		}
@@ -1017,6 +1046,56 @@ static int writer_level(void)
 	return sc.depth - 1;
 }
 
+/*
+ * Would stock's permission rules (steps 1, 4 and 6 of the reference) let
+ * this scenario's writer install the lines @m, their lower ids aside?  The
+ * writers here: the parent's root (all capabilities over the parent), the
+ * namespace itself (none over its parent), the initial root at depth 2 or
+ * 3 (neither the namespace nor its parent: refused).
+ */
+static int model_permitted(const struct map *m)
+{
+	int lower0 = 0;
+
+	if (sc.writer == W_INIT)
+		return 0;
+	for (int i = 0; i < m->nr; i++)
+		lower0 |= m->e[i].lower == 0;
+	if (sc.type == T_PROJID)
+		return 1;
+	if (sc.writer == W_PARENT)
+		return 1;
+	/* itself: one id, its creator's own, and for uid 0 CAP_SETFCAP */
+	if (m->nr != 1 || m->e[0].count != 1 || m->e[0].lower != sc.creator_id)
+		return 0;
+	if (sc.type == T_UID)
+		return !(lower0 && sc.nofcap);
+	return sc.sg == SG_DENY;
+}
+
+/* What the namespace reads back from its own map file, as print_text() shows it. */
+static void expect_self(const struct map *m)
+{
+	static char text[MAX_LINES * 33 + 1];
+	struct ext sorted[MAX_LINES];
+	int n = m->nr, len = 0;
+
+	memcpy(sorted, m->e, (size_t)n * sizeof(sorted[0]));
+	/* stored inline, in the order written; beyond 5, sorted by first */
+	if (n > 5)
+		for (int i = 1; i < n; i++)
+			for (int j = i; j > 0 && sorted[j - 1].first > sorted[j].first; j--) {
+				struct ext t = sorted[j];
+
+				sorted[j] = sorted[j - 1];
+				sorted[j - 1] = t;
+			}
+	for (int i = 0; i < n; i++)
+		len += sprintf(text + len, "%10u %10u %10u\n", (unsigned int)sorted[i].first,
+			       (unsigned int)sorted[i].lower, (unsigned int)sorted[i].count);
+	print_text("E R self", text, len);
+}
+
 static int in_model_lines(const struct map *m, uint64_t x, int64_t *down)
 {
 	*down = map_down(m, x);
@@ -1026,7 +1105,7 @@ static int in_model_lines(const struct map *m, uint64_t x, int64_t *down)
 static void run_scenario(uint64_t seed, uint64_t idx)
 {
 	struct probe pr[2 * MAX_PROBES];
-	int np = 0, rc, wl, parsed, limits, split = 0, tl = 0;
+	int np = 0, rc, wl, parsed, limits, split = 0, tl = 0, all_covered = 1, perm;
 	char path[64], w2[64];
 	const struct map *installed = NULL;
 	struct map second;
@@ -1035,7 +1114,8 @@ static void run_scenario(uint64_t seed, uint64_t idx)
 	printf("@ %llu\n", (unsigned long long)idx);
 	printf("S depth=%d l1=%s l2=%d creator=%s type=%s writer=%s setgroups=%s after=%d gen=%s%s\n",
 	       sc.depth, sc.depth > 1 ? l1_tmpl[sc.l1].name : "-", sc.depth > 2 ? sc.l2 : -1,
-	       sc.depth == 1 && sc.user_creator ? "user" : "root", type_name[sc.type],
+	       sc.depth == 1 && sc.user_creator ? "user" : sc.nofcap ? "root-nofcap" : "root",
+	       type_name[sc.type],
 	       writer_name[sc.writer], sg_name[sc.sg], sc.sg_after, sc.gen,
 	       noisy ? ",noisy" : "");
 	print_buf();
@@ -1077,10 +1157,14 @@ static void run_scenario(uint64_t seed, uint64_t idx)
 			}
 			if (!inside && covered)
 				split = 1;
+			if (!covered)
+				all_covered = 0;
 		}
 	}
-	printf("G parsed=%d lines=%d limits=%d split=%d priv=%d\n", parsed, parsed ? model.nr : -1,
-	       limits, split, writer_level() == 0);
+	perm = parsed && model_permitted(&model);
+	printf("G parsed=%d lines=%d limits=%d split=%d covered=%d perm=%d priv=%d\n", parsed,
+	       parsed ? model.nr : -1, limits, split, parsed && all_covered, perm,
+	       writer_level() == 0);
 
 	if (gen_only)
 		return;
@@ -1122,17 +1206,19 @@ static void run_scenario(uint64_t seed, uint64_t idx)
 	/* read back: initial namespace, parent, the namespace itself */
 	snprintf(path, sizeof(path), "/proc/%d/%s", pids[sc.depth], map_file(sc.type));
 	rc = call(0, OP_READ, 0, 0, path, NULL, 0, reply);
-	print_text("init", reply, rc);
+	print_text("K R init", reply, rc);
 	if (sc.depth > 1) {
 		rc = call(sc.depth - 1, OP_READ, 0, 0, path, NULL, 0, reply);
-		print_text("parent", reply, rc);
+		print_text("K R parent", reply, rc);
 	}
 	snprintf(path, sizeof(path), "/proc/self/%s", map_file(sc.type));
 	rc = call(sc.depth, OP_READ, 0, 0, path, NULL, 0, reply);
-	print_text("self", reply, rc);
+	print_text("K R self", reply, rc);
+	if (installed)
+		expect_self(installed);
 	snprintf(path, sizeof(path), "/proc/%d/setgroups", pids[sc.depth]);
 	rc = call(0, OP_READ, 0, 0, path, NULL, 0, reply);
-	print_text("setgroups", reply, rc);
+	print_text("K R setgroups", reply, rc);
 
 	if (sc.type == T_PROJID) {
 		teardown();
@@ -1161,6 +1247,22 @@ static void run_scenario(uint64_t seed, uint64_t idx)
 					pr[np++] = (struct probe){ 1, (uint32_t)f[k] };
 				if (l[k] < 0xffffffffULL && kid >= 0 && kid < 0xffffffffLL)
 					pr[np++] = (struct probe){ 0, (uint32_t)kid };
+			}
+			/* the seams: where an extent of the parent's map ends inside */
+			for (int j = 0; j < sc.parent.nr && np < 2 * MAX_PROBES - 12; j++) {
+				uint64_t b = sc.parent.e[j].first + sc.parent.e[j].count;
+
+				if (b <= e->lower || b >= e->lower + e->count)
+					continue;
+				for (uint64_t d = 0; d < 2; d++) {
+					uint64_t x = e->first + (b - e->lower) - d;
+					int64_t kid = to_kernel(b - d);
+
+					if (x < 0xffffffffULL && x != 65534)
+						pr[np++] = (struct probe){ 1, (uint32_t)x };
+					if (kid >= 0 && kid < 0xffffffffLL)
+						pr[np++] = (struct probe){ 0, (uint32_t)kid };
+				}
 			}
 		}
 		if (!np) {

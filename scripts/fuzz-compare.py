@@ -13,14 +13,18 @@ except in the documented classes below, which are checked, not waived:
           model), the second write must get EPERM (write-once), and every
           lookup must return what the model computes for the map as written.
   split   a line's lower range is covered by the parent's map, but not by
-          one of its extents (range splitting, patch 11).  Stock must refuse
-          it with EPERM; ours may accept it (or refuse it with EINVAL when
-          its pieces exceed the writer's limit, or EPERM); the same checks
-          as above follow.
+          one of its extents (range splitting, patch 11), every other line
+          is covered too, and stock's permission rules let this writer
+          write these lines (the model's 'perm').  Stock must refuse it
+          with EPERM; ours may accept it (or refuse it with EINVAL when its
+          pieces exceed the writer's limit, or EPERM); the same checks as
+          above follow.
 
-Everywhere else, and on stock in every scenario, each lookup must also
-agree with the model ('E' lines), so the model that judges ours in the two
-classes is itself checked against stock on every scenario it can parse.
+"Every lookup must match the model" includes what the namespace reads back
+from its own map file.  Everywhere else, and on stock in every scenario,
+the lookups and that read-back must also agree with the model ('E'
+lines), so the model that judges ours in the two classes is itself checked
+against stock on every scenario it can parse.
 Exit status 0 only if every scenario is explained.
 """
 import gzip
@@ -64,9 +68,13 @@ def value(kern, key):
 
 
 def model_agrees(kern, model):
-    """Every lookup the kernel did equals the model's expectation."""
+    """Every lookup the kernel did, and its own read-back, equal the model's."""
+    want_self = [line[len('E R self '):] for line in model if line.startswith('E R self ')]
+    got_self = [line[len('K R self '):] for line in kern if line.startswith('K R self ')]
+    if want_self and want_self != got_self:
+        return False
     got = [line.split() for line in kern if line[:4] in ('K F ', 'K B ')]
-    want = [line.split() for line in model]
+    want = [line.split() for line in model if line[:4] in ('E F ', 'E B ')]
     if len(got) != len(want):
         return False
     for g, w in zip(got, want):
@@ -90,7 +98,8 @@ def explain(fl, ks, kp, mp):
     rest_p = [line for line in kp if not line.startswith('K W1 ')]
     for cls, stock_errno, allowed in (
             ('limits', 'EINVAL', fl.get('limits') == '1' and fl.get('priv') == '1'),
-            ('split', 'EPERM', fl.get('split') == '1')):
+            ('split', 'EPERM', fl.get('split') == '1' and fl.get('covered') == '1'
+             and fl.get('perm') == '1')):
         if not allowed or w1s != stock_errno:
             continue
         if w1p in ('EINVAL', 'EPERM'):
