@@ -42,18 +42,10 @@ for v in $variants; do
 		--log "$log" -- "$cmd" >/dev/null
 	rc=$?
 	set -e
-	# The tests' results, without the kernel log printed at the end.
-	ktap=$results/check-$v.ktap
-	awk '/^@@BEGIN (kmemleak|dmesg)@@/ { skip = 1 } !skip { print } /^@@END (kmemleak|dmesg)@@/ { skip = 0 }' \
-		"$log" >"$ktap"
 	kunit=no
 	[ "$engine" = patched ] && kunit=yes
 	# shellcheck disable=SC2086  # progs: one name per word
-	ktap_results "$ktap" "$v" "$kunit" $progs
-	if ! grep -q '^@@END dmesg@@' "$log"; then
-		f=$((f + 1))
-		echo "FAILED: the $v guest printed no kernel log at the end (see $log)"
-	fi
+	debug_results "$log" "$v" "$kunit" $progs
 	# Checker reports: in the kernel log (busybox dmesg may prefix <level>)
 	# and in kmemleak's list, or on the console before init quietened it.
 	found=$(awk '/^@@BEGIN (kmemleak|dmesg)@@/ { on = 1; next } /^@@END (kmemleak|dmesg)@@/ { on = 0 }

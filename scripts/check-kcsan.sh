@@ -39,15 +39,8 @@ set +e
 	--append "acpi=noirq kcsan.skip_watch=$skip_watch" --timeout "${CHECK_TIMEOUT:-3600}" --log "$log" -- "$cmd" >/dev/null
 rc=$?
 set -e
-ktap=$results/check-$v.ktap
-awk '/^@@BEGIN (kmemleak|dmesg)@@/ { skip = 1 } !skip { print } /^@@END (kmemleak|dmesg)@@/ { skip = 0 }' \
-	"$log" >"$ktap"
 # shellcheck disable=SC2086  # progs: one name per word
-ktap_results "$ktap" "$v" no $progs
-if ! grep -q '^@@END dmesg@@' "$log"; then
-	f=$((f + 1))
-	echo "FAILED: the $v guest printed no kernel log at the end (see $log)"
-fi
+debug_results "$log" "$v" no $progs
 if ! grep -q 'kcsan: enabled\|KCSAN: enabled\|kcsan: selftest: .* passed\|kcsan: strict mode' "$log"; then
 	f=$((f + 1))
 	echo "FAILED: no sign of KCSAN in the $v kernel's log (is CONFIG_KCSAN set? see $log)"

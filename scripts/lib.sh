@@ -80,3 +80,19 @@ ktap_results() {
 		echo "FAILED: the user_idmap KUnit suite did not run (CONFIG_USER_IDMAP_KUNIT_TEST?)"
 	fi
 }
+
+# debug_results LOG VARIANT KUNIT PROG...: ktap_results for a guest that
+# printed the kernel log (and kmemleak's list) after its tests, between
+# markers (guest/debug-tail.sh): the tests' KTAP without that tail, and a
+# failure if the tail is missing.  Sets p, f and s like ktap_results.
+debug_results() {
+	local log=$1 v=$2 ktap=${1%.log}.ktap
+	awk '/^@@BEGIN (kmemleak|dmesg)@@/ { skip = 1 } !skip { print } /^@@END (kmemleak|dmesg)@@/ { skip = 0 }' \
+		"$log" >"$ktap"
+	shift
+	ktap_results "$ktap" "$@"
+	if ! grep -q '^@@END dmesg@@' "$log"; then
+		f=$((f + 1))
+		echo "FAILED: the $v guest printed no kernel log at the end (see $log)"
+	fi
+}
