@@ -58,6 +58,12 @@ for v in $variants; do
 	else
 		echo "# $v: no KASAN, UBSAN, KFENCE, lockdep, RCU, atomic-sleep, list, usercopy or kmemleak report"
 	fi
+	# A kmemleak that did not scan found nothing: that is no pass.
+	if ! grep -q '^kmemleak: scanned twice' "$log"; then
+		f=$((f + 1))
+		echo "FAILED: kmemleak did not scan in the $v guest (its line in $log says why;" \
+			"check CONFIG_DEBUG_KMEMLEAK in $BUILD/obj-$v/.config)"
+	fi
 	if [ "$rc" != 0 ]; then
 		f=$((f + 1))
 		echo "FAILED: the $v guest did not finish cleanly (vm.sh exit $rc; see $log)"
