@@ -41,7 +41,7 @@ set +e
 "${check[@]}" >"$log" 2>&1
 rc=$?
 set -e
-grep -E 'FAILED|UNEXPLAINED|unexplained|^# KCSAN|^ +[0-9]+ (ENGINE|BUG|unreferenced)|KASAN|kmemleak|MemFree|^[0-9]+ passed' "$log" | head -n 30 || true
+grep -E 'FAILED|UNEXPLAINED|unexplained|^# KCSAN|^ +[0-9]+ (ENGINE|BUG|unreferenced)|KASAN|kmemleak|MemFree|VmallocUsed|^[0-9]+ passed' "$log" | head -n 30 || true
 if [ "$rc" = 0 ]; then
 	echo "NOT CAUGHT: ${check[*]##*/} passed with plants/$name.patch applied"
 	exit 1
