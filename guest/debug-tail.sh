@@ -5,11 +5,11 @@
 #
 # Two scans, because kmemleak reports an unreferenced object only when its
 # contents did not change since the scan before: the first scan that sees
-# an object records its checksum and never reports it.  One scan after the
-# tests misses every leak made since the last automatic scan (every 10
-# minutes).  An object younger than 5 seconds is not reported either, so
-# a leak in the very last test may still escape; the ones before are
-# minutes old.  "kmemleak: scanned twice" tells the host both scans ran.
+# an object records its checksum and never reports it, and the debug
+# kernels have no automatic scans (DEBUG_KMEMLEAK_AUTO_SCAN=n), so one
+# scan reports nothing.  An object younger than 5 seconds is not reported
+# either, so a leak made only in the last seconds of the last test may
+# still escape.  "kmemleak: scanned twice" tells the host both scans ran.
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 echo "@@BEGIN kmemleak@@"
