@@ -10,7 +10,7 @@ B := build
 
 .PHONY: help deps tree export kernel kernel-stock kernel-nouserns kernels tests initramfs \
 	kernel-debug kernel-stock-debug kernel-kcsan check check-debug check-kcsan \
-	fuzz plant run shell bench holdtime lint bisect clean distclean
+	fuzz plant run shell bench profile holdtime lint bisect clean distclean
 
 help:
 	@echo 'make run           build the patched kernel, boot it, run the demo'
@@ -21,6 +21,7 @@ help:
 	@echo 'make fuzz          differential fuzzer, stock vs patched (SEEDS=, COUNT=)'
 	@echo 'make plant PLANT=  a planted bug (plants/) that its checker must catch'
 	@echo 'make bench         deterministic benchmark, stock vs patched (results/)'
+	@echo 'make profile       instructions per function of one syscall (WORKLOAD=stat)'
 	@echo 'make holdtime      instructions under userns_state_mutex per map write'
 	@echo 'make tree          extract the source into build/linux and apply series/'
 	@echo 'make export        write the tree'"'"'s commits back into series/'
@@ -90,6 +91,9 @@ plant: tree initramfs
 
 bench: tree
 	@$(S)/bench.sh
+
+profile: tree
+	@$(S)/profile.sh
 
 holdtime: tree
 	@$(S)/holdtime.sh

@@ -16,6 +16,11 @@
 #   --mem MB           guest memory (default 1024)
 #   --smp N            guest CPUs (default 1; more: multi-threaded TCG)
 #   --append ARGS      more kernel command line
+#   --exec-log FILE    with --icount: when the guest prints @@PROFILE-READY,
+#                      log every instruction it executes to FILE (QEMU's
+#                      'singlestep on' and 'log exec,nochain'), then send a
+#                      line to its console; stop at @@PROFILE-DONE
+#                      (make profile, bench/idmap_profile.c)
 # The console streams to stdout.  Exit status: the guest command's, or 124
 # when the guest timed out, 125 when it ended without reporting a status.
 set -euo pipefail
@@ -31,6 +36,7 @@ mem=1024
 smp=1
 more_append=""
 shell=0
+exec_log=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernel=$2; shift 2 ;;
@@ -44,6 +50,7 @@ while [ $# -gt 0 ]; do
 	--smp) smp=$2; shift 2 ;;
 	--append) more_append=$2; shift 2 ;;
 	--shell) shell=1; shift ;;
+	--exec-log) exec_log=$2; shift 2 ;;
 	--) shift; break ;;
 	-h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown option '$1'" "see '$0 --help'" ;;
@@ -107,9 +114,41 @@ if [ "$shell" = 1 ]; then
 	exec "${qemu[@]}" -serial mon:stdio
 fi
 
+# The host speaks to QEMU's monitor and to the guest's console through
+# FIFOs; QEMU opens both ends of each itself, so no open blocks.
+monitor() {
+	local line
+	printf '%s\n' "$@" 'info status' >&4
+	while IFS= read -r -t 60 line <&6; do
+		case "$line" in *'VM status'*) return 0 ;; esac
+	done
+	die "QEMU's monitor did not answer '$*'"
+}
+
 out=$tmp/console.log
 set +e
-if [ "$icount" = 1 ]; then
+if [ -n "$exec_log" ]; then
+	[ "$icount" = 1 ] || die "--exec-log needs --icount"
+	mkfifo "$tmp/ser.in" "$tmp/ser.out" "$tmp/mon.in" "$tmp/mon.out"
+	timeout -k 5 "$timeout" "${qemu[@]}" -serial "pipe:$tmp/ser" -monitor "pipe:$tmp/mon" \
+		-D "$exec_log" </dev/null &
+	qpid=$!
+	exec 3>"$tmp/ser.in" 4>"$tmp/mon.in" 5<"$tmp/ser.out" 6<"$tmp/mon.out"
+	while IFS= read -r line <&5; do
+		line=${line%$'\r'}
+		printf '%s\n' "$line" | tee -a "$out"
+		case "$line" in
+		*@@PROFILE-READY*)
+			monitor 'singlestep on' 'log exec,nochain'
+			echo go >&3 ;;
+		*@@PROFILE-DONE*)
+			monitor 'log none' 'singlestep off' ;;
+		esac
+	done
+	wait "$qpid"
+	status=("$?")
+	exec 3>&- 4>&- 5<&- 6<&-
+elif [ "$icount" = 1 ]; then
 	# A file never blocks the guest's serial port, so the host's speed at
 	# reading the console cannot move the guest's interrupts.
 	timeout -k 5 "$timeout" "${qemu[@]}" -serial "file:$tmp/serial.raw" -monitor none </dev/null

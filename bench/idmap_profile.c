@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * idmap_profile: the guest side of 'make profile' (scripts/profile.sh).
+ *
+ *   idmap_profile WORKLOAD CALLS [userns]
+ *
+ * Prepares the workload, prints "@@PROFILE-READY" and waits for a line on
+ * standard input (the console): meanwhile the host turns on QEMU's
+ * per-instruction execution log.  Then it calls getppid() (the start
+ * marker), runs the workload CALLS times, calls getppid() again (the end
+ * marker) and prints "@@PROFILE-DONE".  The host counts the instructions
+ * between the two markers, per function, and divides by CALLS.
+ *
+ * Workloads, in the initial user namespace, or with "userns" in a child
+ * user namespace whose uid and gid maps are "0 100000 65536":
+ *   stat       stat("/tmp/b-first"), a tmpfs file owned by 100001:100001
+ *   fstat      fstat() of that file
+ *   getresuid  getresuid() and getresgid()
+ *   fchown     fchown() of that file to its own owner
+ *   setfsuid   setfsuid() to the file's owner (a credential made, then freed)
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sched.h>
+#include <sys/fsuid.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#define FILE_PATH "/tmp/b-first"
+#define OWNER 100001
+
+static int fd;
+static unsigned int owner = OWNER;	/* as the workload's namespace sees it */
+
+static int write_file(const char *path, const char *text)
+{
+	int f = open(path, O_WRONLY);
+	int ok = f >= 0 && write(f, text, strlen(text)) == (ssize_t)strlen(text);
+
+	if (f >= 0)
+		close(f);
+	if (!ok)
+		perror(path);
+	return ok ? 0 : -1;
+}
+
+/*
+ * Fork a child into a new user namespace with both maps "0 100000 65536";
+ * returns 0 in the child, which runs the workload, and the child's exit
+ * status (or 1) in the parent.
+ */
+static int enter_userns(void)
+{
+	int go[2], in[2], status;
+	char path[64], c;
+	pid_t pid;
+
+	if (pipe(go) || pipe(in))
+		return perror("pipe"), 1;
+	pid = fork();
+	if (pid < 0)
+		return perror("fork"), 1;
+	if (pid == 0) {
+		/* In the namespace, tell the parent; it writes the maps. */
+		if (unshare(CLONE_NEWUSER))
+			perror("unshare"), exit(1);
+		if (write(in[1], "u", 1) != 1 || read(go[0], &c, 1) != 1)
+			exit(1);
+		owner = OWNER - 100000;
+		return 0;
+	}
+	if (read(in[0], &c, 1) != 1)
+		return waitpid(pid, &status, 0), 1;
+	snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
+	if (write_file(path, "0 100000 65536\n"))
+		return 1;
+	snprintf(path, sizeof(path), "/proc/%d/gid_map", pid);
+	if (write_file(path, "0 100000 65536\n"))
+		return 1;
+	if (write(go[1], "m", 1) != 1)
+		return perror("write"), 1;
+	if (waitpid(pid, &status, 0) != pid)
+		return perror("waitpid"), 1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+static void do_stat(void)
+{
+	struct stat st;
+
+	stat(FILE_PATH, &st);
+}
+
+static void do_fstat(void)
+{
+	struct stat st;
+
+	fstat(fd, &st);
+}
+
+static void do_getresuid(void)
+{
+	uid_t r, e, s;
+	gid_t gr, ge, gs;
+
+	getresuid(&r, &e, &s);
+	getresgid(&gr, &ge, &gs);
+}
+
+static void do_fchown(void)
+{
+	if (fchown(fd, owner, owner))
+		perror("fchown");
+}
+
+static void do_setfsuid(void)
+{
+	setfsuid(owner);
+}
+
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} workloads[] = {
+	{ "stat", do_stat },
+	{ "fstat", do_fstat },
+	{ "getresuid", do_getresuid },
+	{ "fchown", do_fchown },
+	{ "setfsuid", do_setfsuid },
+};
+
+int main(int argc, char **argv)
+{
+	void (*fn)(void) = NULL;
+	char line[16];
+	long calls, i;
+	unsigned int w;
+
+	if (argc != 3 && !(argc == 4 && !strcmp(argv[3], "userns"))) {
+		fprintf(stderr, "usage: %s WORKLOAD CALLS [userns]\n", argv[0]);
+		return 2;
+	}
+	for (w = 0; w < sizeof(workloads) / sizeof(workloads[0]); w++)
+		if (!strcmp(argv[1], workloads[w].name))
+			fn = workloads[w].fn;
+	calls = strtol(argv[2], NULL, 10);
+	if (!fn || calls < 1) {
+		fprintf(stderr, "idmap_profile: unknown workload '%s' or bad count '%s'\n",
+			argv[1], argv[2]);
+		return 2;
+	}
+
+	fd = open(FILE_PATH, O_RDWR | O_CREAT, 0644);
+	if (fd < 0 || fchown(fd, OWNER, OWNER)) {
+		perror(FILE_PATH);
+		return 1;
+	}
+	if (argc == 4) {
+		int rc = enter_userns();
+
+		if (rc || owner == OWNER)
+			return rc;
+	}
+	/* Warm every cache the workload uses before the log starts. */
+	for (i = 0; i < 16; i++)
+		fn();
+
+	printf("@@PROFILE-READY\n");
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin)) {
+		fprintf(stderr, "idmap_profile: no go from the host\n");
+		return 1;
+	}
+	syscall(SYS_getppid);
+	for (i = 0; i < calls; i++)
+		fn();
+	syscall(SYS_getppid);
+	printf("@@PROFILE-DONE\n");
+	fflush(stdout);
+	return 0;
+}

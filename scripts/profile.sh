@@ -1,0 +1,65 @@
+#!/bin/bash
+# make profile WORKLOAD=stat: where the kernel spends its instructions on
+# one system call, function by function, on each benchmark kernel.
+#
+# Each kernel boots under QEMU -icount shift=0 (as make bench) and runs
+# bench/idmap_profile WORKLOAD CALLS, which warms its caches, then waits
+# for the host: vm.sh --exec-log turns on QEMU's single-instruction
+# translation and its execution log ('log exec,nochain'), so the log has a
+# line for every instruction the guest executes, with its address.  The
+# guest calls getppid() before and after CALLS runs of the workload;
+# scripts/profile-report.py keeps what lies between the two markers, maps
+# each address to its function through the kernel's System.map and writes
+# instructions per call for each function and kernel, and the differences,
+# to results/profile-WORKLOAD.md.
+#
+#   WORKLOAD   stat (default), fstat, getresuid, fchown, setfsuid
+#   USERNS=1   run it in a child user namespace (maps "0 100000 65536"),
+#              not in the initial one; results/profile-WORKLOAD-userns.md
+#   CALLS      runs of the workload inside the markers (default 100)
+#   KERNELS    default: nouserns-bench stock-bench patched-bench (with
+#              USERNS=1: stock-bench patched-bench)
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+workload=${WORKLOAD:-stat}
+calls=${CALLS:-100}
+kernels=${KERNELS:-nouserns-bench stock-bench patched-bench}
+case "$workload" in
+stat|fstat|getresuid|fchown|setfsuid) ;;
+*) die "unknown WORKLOAD '$workload'" "use one of: stat fstat getresuid fchown setfsuid" ;;
+esac
+where=() name=$workload
+if [ "${USERNS:-0}" = 1 ]; then
+	where=(userns) name=$workload-userns
+	kernels=${KERNELS:-stock-bench patched-bench}
+fi
+case "$calls" in
+'' | *[!0-9]* | 0) die "CALLS must be a positive number, not '$calls'" ;;
+esac
+
+out=$TOP/results
+mkdir -p "$out" "$BUILD/bench" "$BUILD/profile"
+for v in $kernels; do
+	"$TOP/scripts/build-kernel.sh" "$v"
+done
+gcc -static -O2 -Wall -Wextra -o "$BUILD/bench/idmap_profile" "$TOP/bench/idmap_profile.c" ||
+	die "bench/idmap_profile.c did not build"
+"$TOP/scripts/mkinitramfs.sh" "$BUILD/initramfs-bench.cpio"
+
+args=()
+for v in $kernels; do
+	log=$BUILD/profile/$v-$name.exec
+	console=$BUILD/profile/$v-$name.console
+	rm -f "$log"
+	info "profiling $name x $calls on $v (one log line per instruction)"
+	"$TOP/scripts/vm.sh" --variant "$v" --icount --timeout 1200 --exec-log "$log" \
+		--initramfs "$BUILD/initramfs-bench.cpio" --log "$console" \
+		-- /bench/idmap_profile "$workload" "$calls" "${where[@]}" >/dev/null ||
+		die "the profile run failed on $v" "console: $console"
+	[ -s "$log" ] || die "QEMU wrote no execution log for $v" "console: $console"
+	args+=("$v" "$BUILD/obj-$v/System.map" "$log")
+done
+/usr/bin/python3 "$TOP/scripts/profile-report.py" "$name" "$calls" "$out/profile-$name.md" "${args[@]}"
+rm -f "$BUILD"/profile/*.exec
+info "results: $out/profile-$name.md"
