@@ -115,14 +115,16 @@ if [ "$shell" = 1 ]; then
 fi
 
 # The host speaks to QEMU's monitor and to the guest's console through
-# FIFOs; QEMU opens both ends of each itself, so no open blocks.
+# FIFOs, opened read-write so that no open blocks (QEMU may not have
+# opened its ends yet, or have died); QEMU's exit is seen by polling it.
+# monitor CMD...: run the commands, then 'info status'; print its answer.
 monitor() {
 	local line
 	printf '%s\n' "$@" 'info status' >&4
 	while IFS= read -r -t 60 line <&6; do
-		case "$line" in *'VM status'*) return 0 ;; esac
+		case "$line" in *'VM status'*) printf '%s\n' "$line"; return 0 ;; esac
 	done
-	die "QEMU's monitor did not answer '$*'"
+	return 1
 }
 
 out=$tmp/console.log
@@ -133,16 +135,33 @@ if [ -n "$exec_log" ]; then
 	timeout -k 5 "$timeout" "${qemu[@]}" -serial "pipe:$tmp/ser" -monitor "pipe:$tmp/mon" \
 		-D "$exec_log" </dev/null &
 	qpid=$!
-	exec 3>"$tmp/ser.in" 4>"$tmp/mon.in" 5<"$tmp/ser.out" 6<"$tmp/mon.out"
-	while IFS= read -r line <&5; do
-		line=${line%$'\r'}
+	exec 3<>"$tmp/ser.in" 4<>"$tmp/mon.in" 5<>"$tmp/ser.out" 6<>"$tmp/mon.out"
+	partial=""
+	while :; do
+		line=""
+		if ! IFS= read -r -t 1 line <&5; then
+			# A timeout keeps what it read: the start of a line.
+			partial+=$line
+			kill -0 "$qpid" 2>/dev/null && continue
+			[ -n "$partial" ] && printf '%s\n' "$partial" | tee -a "$out"
+			break
+		fi
+		line=${partial}${line%$'\r'}
+		partial=""
 		printf '%s\n' "$line" | tee -a "$out"
 		case "$line" in
 		*@@PROFILE-READY*)
-			monitor 'singlestep on' 'log exec,nochain'
+			status_line=$(monitor 'singlestep on' 'log exec,nochain') ||
+				die "QEMU's monitor did not answer 'singlestep on', 'log exec,nochain'"
+			case "$status_line" in
+			*'single step mode'*) ;;
+			*) die "QEMU did not enter single-step mode ($status_line)" \
+				"this QEMU may call it one-insn-per-tb; the profile needs one instruction per block" ;;
+			esac
 			echo go >&3 ;;
 		*@@PROFILE-DONE*)
-			monitor 'log none' 'singlestep off' ;;
+			# The guest may end before QEMU answers: not an error.
+			monitor 'log none' 'singlestep off' >/dev/null ;;
 		esac
 	done
 	wait "$qpid"
