@@ -22,12 +22,8 @@ for v in $kernels; do
 	*) die "unknown benchmark kernel '$v'" "KERNELS takes some of: $all" ;;
 	esac
 done
-for v in $kernels; do
-	"$TOP/scripts/build-kernel.sh" "$v"
-done
-gcc -static -O2 -Wall -Wextra -o "$BUILD/bench/idmap_bench" "$TOP/bench/idmap_bench.c" ||
-	die "bench/idmap_bench.c did not build"
-"$TOP/scripts/mkinitramfs.sh" "$BUILD/initramfs-bench.cpio"
+# shellcheck disable=SC2086  # the list of kernels
+bench_guest idmap_bench $kernels
 
 csv=$out/bench.csv
 kept=$(mktemp)

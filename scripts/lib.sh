@@ -96,3 +96,17 @@ debug_results() {
 		echo "FAILED: the $v guest printed no kernel log at the end (see $log)"
 	fi
 }
+
+# bench_guest PROG KERNEL...: build the benchmark kernels, bench/PROG.c as
+# a static guest program, and build/initramfs-bench.cpio with it.
+bench_guest() {
+	local prog=$1 v
+	shift
+	for v in "$@"; do
+		"$TOP/scripts/build-kernel.sh" "$v"
+	done
+	mkdir -p "$BUILD/bench"
+	gcc -static -O2 -Wall -Wextra -o "$BUILD/bench/$prog" "$TOP/bench/$prog.c" ||
+		die "bench/$prog.c did not build"
+	"$TOP/scripts/mkinitramfs.sh" "$BUILD/initramfs-bench.cpio"
+}

@@ -40,12 +40,8 @@ esac
 
 out=$TOP/results
 mkdir -p "$out" "$BUILD/bench" "$BUILD/profile"
-for v in $kernels; do
-	"$TOP/scripts/build-kernel.sh" "$v"
-done
-gcc -static -O2 -Wall -Wextra -o "$BUILD/bench/idmap_profile" "$TOP/bench/idmap_profile.c" ||
-	die "bench/idmap_profile.c did not build"
-"$TOP/scripts/mkinitramfs.sh" "$BUILD/initramfs-bench.cpio"
+# shellcheck disable=SC2086  # the list of kernels
+bench_guest idmap_profile $kernels
 
 args=()
 for v in $kernels; do
