@@ -15,8 +15,8 @@ set -euo pipefail
 
 variant=${1:-}
 case "$variant" in
-patched) src=$TREE; frags="base kunit" ;;
-stock) src=$STOCK_TREE; frags="base kunit" ;;
+patched) src=$TREE; frags="base kunit containers" ;;
+stock) src=$STOCK_TREE; frags="base kunit containers" ;;
 nouserns) src=$TREE; frags="base nouserns" ;;
 patched-bench) src=$TREE; frags="base bench" ;;
 # make check-debug: SMP kernels with KASAN, UBSAN, KFENCE, lockdep, kmemleak
