@@ -8,7 +8,8 @@
 #    counts as one failure.
 # Output: "pass fail skip" on the last line; earlier lines name failures.
 function result(line,    skip) {
-	skip = (line ~ /# [Ss][Kk][Ii][Pp]/)
+	# an expected failure (XFAIL) is not a pass either
+	skip = (line ~ /# ([Ss][Kk][Ii][Pp]|XFAIL)/)
 	if (line ~ /^not ok /) { if (skip) s++; else { f++; print "FAILED: " prog ": " line } ; pf++ }
 	else if (skip) { s++; pp++ }
 	else { p++; pp++ }

@@ -32,6 +32,10 @@ cp "$TOP"/guest/*.sh "$root/guest/" 2>/dev/null || true
 if [ -d "$BUILD/tests" ]; then
 	cp -a "$BUILD/tests/." "$root/tests/"
 fi
+if [ -d "$BUILD/tests-intree" ]; then
+	mkdir -p "$root/intree"
+	cp -a "$BUILD/tests-intree/." "$root/intree/"
+fi
 if [ -d "$BUILD/fuzz" ]; then
 	mkdir -p "$root/fuzz"
 	cp -a "$BUILD/fuzz/." "$root/fuzz/"
