@@ -9,12 +9,13 @@ B := build
 .NOTPARALLEL:
 
 .PHONY: help deps tree export kernel kernel-stock kernel-nouserns kernels tests initramfs \
-	kernel-debug kernel-stock-debug kernel-kcsan check check-debug check-kcsan \
+	kernel-debug kernel-stock-debug kernel-kcsan toolsimg clients check check-debug check-kcsan \
 	fuzz plant run shell bench profile holdtime lint bisect clean distclean
 
 help:
 	@echo 'make run           build the patched kernel, boot it, run the demo'
 	@echo 'make check         build both kernels, run KUnit + all tests on both'
+	@echo 'make clients       the container-tool tests alone, stock vs patched'
 	@echo 'make shell         boot the patched kernel with a shell on the console'
 	@echo 'make check-debug   KUnit + tests on SMP KASAN/UBSAN/lockdep/kmemleak kernels'
 	@echo 'make check-kcsan   stress + map tests on an SMP KCSAN kernel'
@@ -62,8 +63,17 @@ tests: tree
 initramfs: tests
 	@$(S)/mkinitramfs.sh $(B)/initramfs.cpio
 
-check: kernel kernel-stock kernel-nouserns initramfs
+toolsimg: initramfs
+	@$(S)/mktoolsimg.sh $(B)/tools.img
+
+check: kernel kernel-stock kernel-nouserns initramfs toolsimg
 	@$(S)/check.sh
+
+# The container-tool tests alone (make check runs them too), on stock and
+# ours: CLIENT_TESTS=podman_run for one.
+CLIENT_TESTS ?= bwrap lxc_usernsexec crun runc podman_unshare buildah_unshare newuidmap_4096 podman_run tool_limits
+clients: kernel kernel-stock initramfs toolsimg
+	@ONLY_TOOLS=1 VARIANTS="patched stock" TOOL_TESTS="$(CLIENT_TESTS)" $(S)/check.sh
 
 # DEBUG_VARIANTS=patched-debug: ours only (CI: both do not fit in 60 minutes).
 DEBUG_VARIANTS ?= patched-debug stock-debug
@@ -86,7 +96,7 @@ shell: kernel initramfs
 fuzz: kernel kernel-stock initramfs
 	@$(S)/fuzz.sh
 
-plant: tree initramfs
+plant: tree initramfs toolsimg
 	@$(S)/plant.sh $(PLANT)
 
 bench: tree

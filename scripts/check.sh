@@ -17,33 +17,80 @@ fuzz_seed=${FUZZ_SEED:-2026}
 fuzz_count=${FUZZ_COUNT:-6000}
 results=$BUILD/results
 mkdir -p "$results"
+# The container-tool tests (guest/tools/NAME.sh), on stock and ours, in
+# the tools image (scripts/mktoolsimg.sh); TOOL_TESTS="" leaves them out.
+tool_tests=${TOOL_TESTS-bwrap lxc_usernsexec crun runc podman_unshare buildah_unshare newuidmap_4096 podman_run tool_limits}
+# ONLY_TOOLS=1 (make clients): the tool tests alone, no type checks, no
+# conformance boot, no fuzzing.
+only_tools=${ONLY_TOOLS:-}
+if [ -n "$tool_tests" ] && [ ! -r "$BUILD/tools.img" ]; then
+	die "no $BUILD/tools.img" "run 'make toolsimg' (make check builds it)"
+fi
 
 # Build-time tests: the id types must not mix (patched tree).
-tlog=$results/typecheck.log
-set +e
-{
-	echo "@@BEGIN typecheck@@"
-	"$TOP/scripts/typecheck.sh"
-	echo "@@END typecheck rc=$?@@"
-} >"$tlog" 2>&1
-set -e
-echo "# ---- build-time type checks (patched tree) ----"
-cat "$tlog"
-counts=$(awk -f "$TOP/scripts/count-ktap.awk" "$tlog")
-echo "$counts" | sed '$d'
-read -r tp tf ts <<<"$(echo "$counts" | tail -n 1)"
-summary=" typecheck: $tp/$tf/$ts"
+tp=0 tf=0 ts=0 summary=""
+if [ -z "$only_tools" ]; then
+	tlog=$results/typecheck.log
+	set +e
+	{
+		echo "@@BEGIN typecheck@@"
+		"$TOP/scripts/typecheck.sh"
+		echo "@@END typecheck rc=$?@@"
+	} >"$tlog" 2>&1
+	set -e
+	echo "# ---- build-time type checks (patched tree) ----"
+	cat "$tlog"
+	counts=$(awk -f "$TOP/scripts/count-ktap.awk" "$tlog")
+	echo "$counts" | sed '$d'
+	read -r tp tf ts <<<"$(echo "$counts" | tail -n 1)"
+	summary=" typecheck: $tp/$tf/$ts"
+fi
 
 all=$(cd "$BUILD/tests" 2>/dev/null && ls)
 [ -n "$all" ] || die "no test programs in $BUILD/tests" "run 'make tests' and look at its errors"
 
+# tools_boot VARIANT: the container-tool tests (guest/tools/) on one kernel,
+# in a boot whose root is the tools image, with a fresh ext4 disk; adds
+# to the counts.
+tools_boot() {
+	local v=$1 log rc p f s
+	[ "$v" != nouserns ] && [ -n "$tool_tests" ] || return 0
+	log=$results/check-$v-tools.log
+	mkdisk "$disk"
+	info "booting the $v kernel for the container tools (console: $log)"
+	set +e
+	# shellcheck disable=SC2086  # tool_tests: one name per word
+	"$TOP/scripts/vm.sh" --variant "$v" --disk "$disk" --disk "$BUILD/tools.img" \
+		--timeout "${CHECK_TIMEOUT:-1200}" --log "$log" -- \
+		"USERNS_IDMAP_ENGINE=$v /guest/tools-run.sh $tool_tests" >/dev/null
+	rc=$?
+	set -e
+	# shellcheck disable=SC2046,SC2086  # one name per word
+	ktap_results "$log" "$v tools" no $(printf 'tools/%s ' $tool_tests)
+	if [ "$rc" != 0 ]; then
+		f=$((f + 1))
+		echo "FAILED: the $v tools guest did not finish cleanly (vm.sh exit $rc; see $log)"
+	fi
+	echo "# $v tools: $p passed, $f failed, $s skipped"
+	summary="$summary $v-tools: $p/$f/$s"
+	tp=$((tp + p)) tf=$((tf + f)) ts=$((ts + s))
+}
+
 for v in $variants; do
+	disk=$BUILD/disk-$v.img
+	if [ -n "$only_tools" ]; then
+		tools_boot "$v"
+		continue
+	fi
 	log=$results/check-$v.log
 	if [ "$v" = nouserns ]; then
 		progs=$(echo "$all" | grep nouserns || true)
 		engine=none
 	else
 		progs=$(echo "$all" | grep -v nouserns || true)
+		# The tree's own selftests that write id maps (build-tests.sh)
+		[ -r "$BUILD/tests-intree/LIST" ] || die "no $BUILD/tests-intree/LIST" "run 'make tests'"
+		progs="$progs $(cat "$BUILD/tests-intree/LIST")"
 		engine=$v
 	fi
 	cmd="USERNS_IDMAP_ENGINE=$engine /guest/run-tests.sh $(echo "$progs" | tr '\n' ' ')"
@@ -79,10 +126,12 @@ for v in $variants; do
 	echo "# $v: $p passed, $f failed, $s skipped"
 	summary="$summary $v: $p/$f/$s"
 	tp=$((tp + p)) tf=$((tf + f)) ts=$((ts + s))
+
+	tools_boot "$v"
 done
 
 # The fuzzing campaign: stock's transcript against ours.
-if [ "$fuzz_count" -gt 0 ] && [[ " $variants " == *" patched "* ]] && [[ " $variants " == *" stock "* ]]; then
+if [ -z "$only_tools" ] && [ "$fuzz_count" -gt 0 ] && [[ " $variants " == *" patched "* ]] && [[ " $variants " == *" stock "* ]]; then
 	echo "# ---- differential fuzzing: seed $fuzz_seed, $fuzz_count scenarios per kernel ----"
 	fuzz_ok=yes
 	for v in stock patched; do

@@ -11,7 +11,9 @@ pkgs=(
 	build-essential bc bison flex libelf-dev libssl-dev cpio kmod python3 rsync xz-utils git file
 	ccache sparse dwarves
 	# guest
-	qemu-system-x86 busybox-static e2fsprogs uidmap util-linux libc6-dev libcap-dev
+	qemu-system-x86 busybox-static e2fsprogs uidmap util-linux libc6-dev libcap-dev libcap-ng-dev
+	# container tools the guest runs (guest/tools/, scripts/mktoolsimg.sh)
+	bubblewrap lxc crun runc podman buildah conmon golang-github-containers-common
 	# lint and benchmark
 	shellcheck gnuplot-nox valgrind python3-ply python3-git
 )

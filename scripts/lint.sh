@@ -6,7 +6,7 @@ set -euo pipefail
 
 fail=0
 info "shellcheck"
-shellcheck -x "$TOP"/scripts/*.sh "$TOP"/guest/*.sh "$TOP"/guest/init "$TOP"/.ci/run || fail=1
+shellcheck -x -P SCRIPTDIR "$TOP"/scripts/*.sh "$TOP"/guest/*.sh "$TOP"/guest/tools/*.sh "$TOP"/guest/init "$TOP"/.ci/run || fail=1
 
 info "checkpatch --strict on series/"
 # A finding whose every offending line is a line of stock's

@@ -1,0 +1,74 @@
+#!/bin/sh
+# tool_limits.sh (make clients): how many extents each tool passes on when
+# a user has more subordinate ranges than stock's 340, measured rather than
+# read from its source (README, "What each tool does with large maps").
+# dave has 1001 ranges (containers.sh); each tool is asked for his id and
+# all of them, 1002 extents, or for as many as it takes.  What a tool
+# does is checked against what the README says of it: a change in a
+# tool's version shows up here.  Every limit found is the tool's own: the
+# same on stock and on ours.
+. ./lib.sh
+. ./oci.sh
+plan 8
+# mappings K: dave's id and K - 1 of his ranges, as OCI JSON
+mappings() {
+	awk -v k="$1" 'BEGIN {
+		printf "{ \"containerID\": 0, \"hostID\": 1003, \"size\": 1 }"
+		for (i = 0; i < k - 1; i++)
+			printf ", { \"containerID\": %d, \"hostID\": %d, \"size\": 500 }", 1 + 500 * i, 200000 + 1000 * i
+	}'
+}
+d=/mnt/ext4/limits
+mkdir -p $d && chmod 1777 $d || exit 1
+# oci_run RUNTIME K: 'RUNTIME run' as dave with K mappings; sets out
+oci_run() {
+	b=/tmp/limits-$1-$2
+	mkdir -p "$b" && oci_config "$1" "$d" "$(mappings "$2")" >"$b/config.json" &&
+		chown -R dave:dave "$b" || exit 1
+	out=$(as_user dave "cd $b && $1 run --bundle $b l-$1-$2" 2>&1)
+	show "$(echo "$out" | grep -v '^[ug]id_map\.\(first\|last\)\|^stat')" "$1 ($2 mappings): "
+}
+# crun 1.8.1 builds newuidmap's argument list in a fixed array of 20:
+# 6 mappings, the rest dropped without a word.
+oci_run crun 1002
+check crun_passes_6_of_1002_mappings 6 "$(field "$out" uid_map.lines)"
+# runc 1.1.5 has the same 20-entry argument array, but fills it without
+# a terminating NULL: 6 mappings or more (20 arguments) make newuidmap's execve() fail
+# with EFAULT.  And it writes the map itself first, running newuidmap only
+# when that fails with EPERM: a map text of a page or more fails earlier,
+# with EINVAL (on stock too), and runc gives up.
+oci_run runc 5
+check runc_passes_5_mappings 5 "$(field "$out" uid_map.lines)"
+oci_run runc 6
+case "$out" in
+*"failed to execv: Bad address"*) pass runc_fails_6_mappings_efault ;;
+*) fail runc_fails_6_mappings_efault "no 'failed to execv: Bad address'" ;;
+esac
+oci_run runc 1002
+case "$out" in
+*"uid_map: Invalid argument"*) pass runc_fails_1002_mappings_einval ;;
+*) fail runc_fails_1002_mappings_einval "no 'uid_map: Invalid argument'" ;;
+esac
+# lxc 5.0.2 builds newuidmap's command line in a page.
+args=$(awk 'BEGIN { printf "-m b:0:1003:1"; for (i = 0; i < 1001; i++) printf " -m b:%d:%d:500", 1 + 500 * i, 200000 + 1000 * i }')
+out=$(as_user dave "lxc-usernsexec $args -- /guest/tools/inside.sh" 2>&1)
+show "$(echo "$out" | grep -v '^[ug]id_map\.\(first\|last\)')" "lxc-usernsexec: "
+case "$out" in
+*"Too many uid mappings defined"*) pass lxc_usernsexec_page_buffer ;;
+*) fail lxc_usernsexec_page_buffer "no 'Too many uid mappings defined'" ;;
+esac
+# util-linux 2.38 unshare: of two --map-users, only the last is written
+out=$(as_user dave "/usr/bin/unshare --user --map-users=1003,0,1 \
+	--map-users=200000,1,500 --map-groups=1003,0,1 /guest/tools/inside.sh" 2>&1)
+show "$out" "unshare: "
+check unshare_keeps_last_map_users "1: 1 200000 500" \
+	"$(field "$out" uid_map.lines): $(field "$out" uid_map.first)"
+# --map-auto: only the first of dave's ranges (and no id of his own)
+out=$(as_user dave "/usr/bin/unshare --user --map-auto /guest/tools/inside.sh" 2>&1)
+show "$out" "unshare --map-auto: "
+check unshare_map_auto_first_range "1: 0 200000 500" \
+	"$(field "$out" uid_map.lines): $(field "$out" uid_map.first)"
+# bubblewrap 0.8 maps the caller's own id, once (no subordinate ranges)
+out=$(as_user dave "bwrap --unshare-user --uid 0 --gid 0 --ro-bind / / --proc /proc \
+	--dev /dev /guest/tools/inside.sh" 2>&1)
+check bwrap_maps_one_id "1: 0 1003 1" "$(field "$out" uid_map.lines): $(field "$out" uid_map.first)"
