@@ -6,6 +6,8 @@
 #   kasan-*, kmemleak-*   patched-debug kernel, check-debug.sh
 #   kcsan-*               patched-kcsan kernel, check-kcsan.sh
 #   fuzz-*                patched kernel, fuzz.sh (SEEDS=1 COUNT=PLANT_FUZZ_COUNT)
+#   tools-*               patched kernel, check.sh on it alone; a container-tool
+#                         test (guest/tools/) must be among what fails
 # Exit status 0 when the checker caught the plant; its output is in
 # build/results/plant-NAME.log.
 set -euo pipefail
@@ -20,7 +22,8 @@ case "$name" in
 kasan-* | kmemleak-*) variant=patched-debug; check=(env VARIANTS=patched-debug "$TOP/scripts/check-debug.sh") ;;
 kcsan-*) variant=patched-kcsan; check=("$TOP/scripts/check-kcsan.sh") ;;
 fuzz-*) variant=patched; check=(env FUZZ_NAME=plant-fuzz SEEDS=1 COUNT="${PLANT_FUZZ_COUNT:-3000}" "$TOP/scripts/fuzz.sh") ;;
-*) die "plant '$name' names no checker" "name it kasan-*, kmemleak-*, kcsan-* or fuzz-*" ;;
+tools-*) variant=patched; check=(env VARIANTS=patched FUZZ_COUNT=0 "$TOP/scripts/check.sh") ;;
+*) die "plant '$name' names no checker" "name it kasan-*, kmemleak-*, kcsan-*, fuzz-* or tools-*" ;;
 esac
 [ -z "$(tree_git status --porcelain --untracked-files=no)" ] ||
 	die "the tree has uncommitted edits" "commit or drop them in $TREE first"
@@ -44,6 +47,10 @@ set -e
 grep -E 'FAILED|UNEXPLAINED|unexplained|^# KCSAN|^ +[0-9]+ (ENGINE|BUG|unreferenced)|KASAN|kmemleak|MemFree|VmallocUsed|^[0-9]+ passed' "$log" | head -n 30 || true
 if [ "$rc" = 0 ]; then
 	echo "NOT CAUGHT: ${check[*]##*/} passed with plants/$name.patch applied"
+	exit 1
+fi
+if [[ $name == tools-* ]] && ! grep -q '^FAILED: tools/' "$log"; then
+	echo "NOT CAUGHT by a tool test: check.sh failed, but no guest/tools/ test did"
 	exit 1
 fi
 echo "caught: ${check[*]##*/} failed with plants/$name.patch applied, as it must"
