@@ -17,12 +17,15 @@ fi
 # The tree's selftests (intree/DIR/PROG) run from their own directory (their
 # helpers sit beside them).  Those that report only an exit status (nsfs,
 # mount) get one KTAP line for it, so a failure is counted.
+# intree/DIR/PROG@USER runs as USER (su), the others as root.
 for t in "$@"; do
 	case "$t" in
 	intree/*) dir=/$(dirname "$t") ;;
 	*) dir=/tests ;;
 	esac
-	prog=$dir/$(basename "$t")
+	user=
+	case "$t" in *@*) user=${t##*@} ;; esac
+	prog=$dir/$(basename "${t%@*}")
 	if [ ! -f "$prog" ] || [ ! -x "$prog" ]; then
 		# Listed but absent: the host counts it as not run to its end.
 		echo "# $t: no such test program"
@@ -41,7 +44,11 @@ for t in "$@"; do
 		fi
 		;;
 	*)
-		(cd "$dir" && timeout "${USERNS_IDMAP_TEST_TIMEOUT:-300}" "$prog")
+		if [ -n "$user" ]; then
+			(cd "$dir" && timeout "${USERNS_IDMAP_TEST_TIMEOUT:-300}" su -s /bin/sh "$user" -c "$prog")
+		else
+			(cd "$dir" && timeout "${USERNS_IDMAP_TEST_TIMEOUT:-300}" "$prog")
+		fi
 		rc=$?
 		;;
 	esac

@@ -44,12 +44,18 @@ gcc -static -O2 -Wall -Wextra -Werror -o "$BUILD/fuzz/idmap_fuzz" "$TOP/fuzz/idm
 # binaries for both kernels, run with their helpers beside them.  DIR:PROG
 # names the programs run as tests (helpers such as capabilities'
 # validate_cap are built but not run as tests).
+# DIR:PROG@USER runs PROG as USER: capabilities' test_execve uses global ids
+# as root, and a user namespace with its own maps otherwise.  Not here:
+# filesystems/binderfs and safesetid also write maps, but need binderfs
+# and the SafeSetID LSM, which the test kernels do not have.
 intree=${INTREE_TESTS:-mount_setattr:mount_setattr_test move_mount_set_group:move_mount_set_group_test
-	nsfs:owner nsfs:pidns mount:unprivileged-remount-test mount:nosymfollow-test capabilities:test_execve}
+	nsfs:owner nsfs:pidns mount:unprivileged-remount-test mount:nosymfollow-test
+	capabilities:test_execve capabilities:test_execve@alice}
 rm -rf "$BUILD/tests-intree"
 declare -A built=()
 for t in $intree; do
 	d=${t%%:*}
+	t=${t%@*}
 	src=$TREE/tools/testing/selftests/$d
 	out=$BUILD/tests-obj/intree/$d
 	if [ -z "${built[$d]:-}" ]; then
