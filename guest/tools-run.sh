@@ -7,13 +7,17 @@
 # /dev/vda, the fresh ext4 disk, is where the tests create files.
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
 if [ ! -b /dev/vdb ]; then
-	echo "# tools-run.sh: no /dev/vdb (the tools image)"
+	echo "# tools-run.sh: no /dev/vdb: boot with the tools image as the second disk"
+	echo "# (scripts/vm.sh --disk EXT4.img --disk build/tools.img; 'make toolsimg' builds it)"
 	exit 1
 fi
 mkdir -p /newroot
+# shellcheck disable=SC2016  # expanded by the inner shell
 exec unshare -m sh -c '
-	mount --make-rprivate / &&
-	mount -t ext4 -o ro /dev/vdb /newroot &&
-	cd /newroot &&
-	mount --move . / &&
+	fail() { echo "# tools-run.sh: $1"; exit 1; }
+	mount --make-rprivate / || fail "mount --make-rprivate / failed"
+	mount -t ext4 -o ro /dev/vdb /newroot ||
+		fail "cannot mount /dev/vdb (ext4, read-only): rebuild it with make toolsimg"
+	cd /newroot || fail "cannot enter /newroot"
+	mount --move . / || fail "mount --move of the tools image onto / failed"
 	exec chroot . /guest/tools/run.sh "$@"' tools-run "$@"

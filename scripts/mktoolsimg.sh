@@ -48,6 +48,15 @@ dpkg -L $pkgs | sort -u | grep -Ev '^/usr/share/(doc|man|locale|lintian|bash-com
 			printf '%s\0' "${f#/}"
 		fi
 	done | (cd / && xargs -0 cp -a --parents -t "$root")
+# cp -a drops the setuid and setgid bits of files it cannot give their
+# owner (not root): put every mode back as the host has it (newuidmap,
+# newgidmap are setuid root).
+# shellcheck disable=SC2086
+dpkg -L $pkgs | sort -u | while IFS= read -r f; do
+	if [ -f "$f" ] && [ ! -L "$f" ] && { [ -u "$f" ] || [ -g "$f" ]; } && [ -e "$root$f" ]; then
+		chmod --reference="$f" "$root$f"
+	fi
+done
 
 # Shared libraries of every ELF program or library copied, resolved on the
 # host (the guest's loader and libraries are the host's).

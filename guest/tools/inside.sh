@@ -5,6 +5,9 @@
 #   touch:PATH      create PATH
 #   chown:ID:PATH   chown ID:ID PATH (ID is this namespace's)
 #   stat:PATH       "stat:PATH=uid gid" as this namespace sees the owner
+#   try_chown:ID:PATH   "try_chown:ID:PATH=ok" or "=failed": for ids the
+#                   namespace does not map, where chown must fail
+# and last "done=1", so a caller can tell it ran to its end.
 echo "uid=$(id -u)"
 echo "gid=$(id -g)"
 for m in uid_map gid_map; do
@@ -20,6 +23,15 @@ for op in "$@"; do
 		chown "${a%%:*}:${a%%:*}" "${a#*:}" || echo "error=chown $a"
 		;;
 	stat:*) echo "$op=$(stat -c '%u %g' "${op#stat:}")" ;;
+	try_chown:*)
+		a=${op#try_chown:}
+		if chown "${a%%:*}:${a%%:*}" "${a#*:}" 2>/dev/null; then
+			echo "$op=ok"
+		else
+			echo "$op=failed"
+		fi
+		;;
 	*) echo "error=unknown op $op" ;;
 	esac
 done
+echo "done=1"

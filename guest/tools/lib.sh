@@ -41,6 +41,12 @@ check() {
 	fi
 }
 
+# ran NAME OUT: ok when inside.sh ran to its end (done=1) and reported no
+# error.
+ran() {
+	check "$1" "done=1 error=" "done=$(field "$2" "done") error=$(field "$2" error)"
+}
+
 # field OUT KEY: the value of the line "KEY=value" in OUT.
 field() {
 	printf '%s\n' "$1" | awk -v k="$2=" 'index($0, k) == 1 { print substr($0, length(k) + 1); exit }'
@@ -58,6 +64,8 @@ as_user() {
 		if [ -f "$sub" ]; then
 			mount --bind "$sub" /etc/subuid && mount --bind "$sub" /etc/subgid || exit 99
 		fi
+		# unshare -m made every mount private; podman wants / shared
+		mount --make-rshared / || exit 99
 		exec su -s /bin/sh "$1" -c "export HOME=/home/$1 XDG_RUNTIME_DIR=/run/user/$2; cd; $3"' \
 		as_user "$_u" "$_uid" "$2"
 }

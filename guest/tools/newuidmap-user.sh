@@ -14,10 +14,17 @@ ops=""
 for f in "$@"; do
 	ops="$ops stat:$f"
 done
+# If unshare fails, it says so through the FIFO instead of the pid.
 # shellcheck disable=SC2016,SC2086  # expanded by the inner shell; ops: words
-unshare -U sh -c 'echo $$ >"$1"; read -r go <"$2"; shift 2; exec /guest/tools/inside.sh "$@"' \
-	sh "$a" "$b" $ops >"$HOME/inside.out" 2>&1 &
+{ unshare -U sh -c 'echo $$ >"$1"; read -r go <"$2"; shift 2; exec /guest/tools/inside.sh "$@"' \
+	sh "$a" "$b" $ops || echo "unshare-failed" >"$a"; } >"$HOME/inside.out" 2>&1 &
 read -r pid <"$a"
+if [ "$pid" = unshare-failed ]; then
+	wait
+	cat "$HOME/inside.out"
+	echo "error=unshare -U failed"
+	exit 1
+fi
 args=$(awk -v b="$base" -v s="$step" \
 	'BEGIN { for (i = 0; i < 4096; i++) printf "%.0f %.0f %.0f ", i * s, b + i * s, s }')
 # shellcheck disable=SC2086  # 3 x 4096 arguments
