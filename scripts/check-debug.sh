@@ -76,13 +76,7 @@ for v in $variants; do
 		echo "FAILED: kmemleak did not scan in the $v guest (its line in $log says why;" \
 			"check CONFIG_DEBUG_KMEMLEAK in $BUILD/obj-$v/.config)"
 	fi
-	if [ "$rc" != 0 ]; then
-		f=$((f + 1))
-		echo "FAILED: the $v guest did not finish cleanly (vm.sh exit $rc; see $log)"
-	fi
-	echo "# $v: $p passed, $f failed, $s skipped"
-	summary="$summary $v: $p/$f/$s"
-	tp=$((tp + p)) tf=$((tf + f)) ts=$((ts + s))
+	tally "$v" "$rc" "$log"
 done
 
 echo "# per kernel (passed/failed/skipped):$summary"

@@ -69,13 +69,7 @@ tools_boot() {
 	awk '/^Run \/init/ { booted = 1 } booted' "$log" >"${log%.log}.ktap"
 	# shellcheck disable=SC2046,SC2086  # one name per word
 	ktap_results "${log%.log}.ktap" "$v tools" no $(printf 'tools/%s ' $tool_tests)
-	if [ "$rc" != 0 ]; then
-		f=$((f + 1))
-		echo "FAILED: the $v tools guest did not finish cleanly (vm.sh exit $rc; see $log)"
-	fi
-	echo "# $v tools: $p passed, $f failed, $s skipped"
-	summary="$summary $v-tools: $p/$f/$s"
-	tp=$((tp + p)) tf=$((tf + f)) ts=$((ts + s))
+	tally "$v tools" "$rc" "$log"
 }
 
 for v in $variants; do
@@ -121,13 +115,7 @@ for v in $variants; do
 	[ "$v" = patched ] && kunit=yes
 	# shellcheck disable=SC2086  # progs: one name per word
 	ktap_results "$log" "$v" "$kunit" $progs
-	if [ "$rc" != 0 ]; then
-		f=$((f + 1))
-		echo "FAILED: the $v guest did not finish cleanly (vm.sh exit $rc; see $log)"
-	fi
-	echo "# $v: $p passed, $f failed, $s skipped"
-	summary="$summary $v: $p/$f/$s"
-	tp=$((tp + p)) tf=$((tf + f)) ts=$((ts + s))
+	tally "$v" "$rc" "$log"
 
 	tools_boot "$v"
 done

@@ -81,6 +81,20 @@ ktap_results() {
 	fi
 }
 
+# tally LABEL RC LOG: after ktap_results, for one guest: a guest that did
+# not finish (vm.sh exit RC) is one more failure; prints LABEL's counts and
+# adds them to the caller's tp, tf, ts and summary.
+tally() {
+	if [ "$2" != 0 ]; then
+		f=$((f + 1))
+		echo "FAILED: the $1 guest did not finish cleanly (vm.sh exit $2; see $3)"
+	fi
+	echo "# $1: $p passed, $f failed, $s skipped"
+	# shellcheck disable=SC2034  # the caller's
+	summary="$summary ${1// /-}: $p/$f/$s"
+	tp=$((tp + p)) tf=$((tf + f)) ts=$((ts + s))
+}
+
 # debug_results LOG VARIANT KUNIT PROG...: ktap_results for a guest that
 # printed the kernel log (and kmemleak's list) after its tests, between
 # markers (guest/debug-tail.sh): the tests' KTAP without that tail, and a
