@@ -1,9 +1,13 @@
-# userns-idmap: Debian's linux-source-6.1 + our patch series, built and
-# tested under QEMU.  'make help' lists the targets.
+# userns-idmap: Debian's linux-source-6.1 (or 6.12) + our patch series,
+# built and tested under QEMU.  'make help' lists the targets.
 
 SHELL := /bin/bash
 S := scripts
-B := build
+# BASE=6.12 for the series on linux-source-6.12 (series/6.12, build/6.12);
+# 6.1 is the default.  Every target takes it.
+BASE ?= 6.1
+export BASE
+B := $(if $(filter 6.1,$(BASE)),build,build/$(BASE))
 
 # Never two kernel builds at once (2 cores): run targets one after another.
 .NOTPARALLEL:
@@ -30,6 +34,7 @@ help:
 	@echo 'make lint          shellcheck, checkpatch --strict on series/'
 	@echo 'make bisect        build every prefix of the series'
 	@echo 'make deps          install the Debian packages everything needs'
+	@echo 'BASE=6.12          any target on linux-source-6.12 (series/6.12/; default 6.1)'
 
 deps:
 	@$(S)/deps.sh

@@ -10,7 +10,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-out=$TOP/results
+out=$RESULTS
 runs=${RUNS:-1}
 mkdir -p "$out" "$BUILD/bench"
 # nouserns-bench: stock with CONFIG_USER_NS=n, the floor for stat().

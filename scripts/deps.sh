@@ -6,7 +6,7 @@ set -euo pipefail
 mkdir -p "$BUILD"
 
 pkgs=(
-	linux-source-6.1
+	"$SRC_PKG"
 	# kernel build
 	build-essential bc bison flex libelf-dev libssl-dev cpio kmod python3 rsync xz-utils git file
 	ccache sparse dwarves
@@ -36,5 +36,5 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -q >/dev/null || die "apt-get update failed" "check the network and the apt sources, then run 'make deps' again"
 apt-get install -y -q --no-install-recommends "${missing[@]}" >"$BUILD/apt.log" 2>&1 ||
 	{ tail -n 20 "$BUILD/apt.log" >&2; die "apt-get install failed (log above, full: $BUILD/apt.log)" "fix the cause, then run 'make deps' again"; }
-[ -r "$SRC_TARBALL" ] || die "linux-source-6.1 is installed but $SRC_TARBALL is missing" "reinstall it: apt-get install --reinstall linux-source-6.1"
+[ -r "$SRC_TARBALL" ] || die "$SRC_PKG is installed but $SRC_TARBALL is missing" "reinstall it: apt-get install --reinstall $SRC_PKG"
 info "dependencies installed"

@@ -9,8 +9,9 @@
 # hold per size.  The instrumentation is never part of series/.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+[ "$KBASE" = 6.1 ] || die "the instrumentation patches bench/hold-*.patch are made for 6.1" "run it without BASE (6.1)"
 
-out=$TOP/results
+out=$RESULTS
 mkdir -p "$out" "$BUILD/bench"
 [ -d "$TREE/.git" ] || die "no tree at $TREE" "run 'make tree' first"
 

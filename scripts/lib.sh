@@ -3,14 +3,30 @@
 # shellcheck disable=SC2034  # variables for the scripts that source this
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-BUILD=${BUILD:-$TOP/build}
+# The kernel the series is for: BASE=6.1 (the default) or BASE=6.12, each
+# with its own series/BASE/ and Debian package linux-source-BASE.  6.1
+# builds in build/, 6.12 in build/6.12/; both share one ccache.
+KBASE=${BASE:-6.1}
+KBASES="6.1 6.12"
+if [ "$KBASE" = 6.1 ]; then
+	BUILD=${BUILD:-$TOP/build}
+else
+	BUILD=${BUILD:-$TOP/build/$KBASE}
+fi
 TREE=$BUILD/linux
 STOCK_TREE=$BUILD/linux-stock
-SERIES=$TOP/series
-SRC_TARBALL=${SRC_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+SERIES=$TOP/series/$KBASE
+# Benchmark results, committed: results/ for 6.1, results/6.12/ for 6.12.
+if [ "$KBASE" = 6.1 ]; then
+	RESULTS=$TOP/results
+else
+	RESULTS=$TOP/results/$KBASE
+fi
+SRC_PKG=linux-source-$KBASE
+SRC_TARBALL=${SRC_TARBALL:-/usr/src/$SRC_PKG.tar.xz}
 BASE_TAG=base
-export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache}
-export CCACHE_BASEDIR=$BUILD
+export CCACHE_DIR=${CCACHE_DIR:-$TOP/build/ccache}
+export CCACHE_BASEDIR=$TOP/build
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
 
 die() {
@@ -26,15 +42,20 @@ info() {
 	printf '%s: %s\n' "${0##*/}" "$*" >&2
 }
 
+case " $KBASES " in
+*" $KBASE "*) ;;
+*) die "unknown BASE '$KBASE'" "use one of: $KBASES (BASE=6.12 make check)" ;;
+esac
+
 # Installed Debian package version of the kernel source, or "unknown".
 source_version() {
-	dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || echo unknown
+	dpkg-query -W -f='${Version}' "$SRC_PKG" 2>/dev/null || echo unknown
 }
 
 # Hash of what git am applies: the series file and the patches it lists.
 series_hash() {
 	(cd "$SERIES" && cat series 2>/dev/null &&
-		grep -v '^#' series 2>/dev/null | xargs -r cat) |
+		sed '/^#/d' series 2>/dev/null | xargs -r cat) |
 		sha256sum | cut -d' ' -f1
 }
 

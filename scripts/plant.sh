@@ -12,6 +12,7 @@
 # build/results/plant-NAME.log.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+[ "$KBASE" = 6.1 ] || die "the planted bugs in plants/ are made for 6.1" "run it without BASE (6.1)"
 
 name=${1:-}
 patch=$TOP/plants/$name.patch

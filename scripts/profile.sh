@@ -38,7 +38,7 @@ case "$calls" in
 '' | *[!0-9]* | 0) die "CALLS must be a positive number, not '$calls'" ;;
 esac
 
-out=$TOP/results
+out=$RESULTS
 mkdir -p "$out" "$BUILD/bench" "$BUILD/profile"
 # shellcheck disable=SC2086  # the list of kernels
 bench_guest idmap_profile $kernels

@@ -1,5 +1,6 @@
 #!/bin/bash
-# make tree: extract Debian's linux-source-6.1 into build/linux, commit it as
+# make tree: extract Debian's linux-source-BASE into build/linux (6.12:
+# build/6.12/linux), commit it as
 # the base, and apply series/ with git am.  Safe to run again: an up-to-date
 # tree is left alone, a stale one is rebuilt only if it holds no work that
 # series/ does not have.
@@ -10,7 +11,7 @@ FORCE=${FORCE:-0}
 stamp=$TREE/.git/userns-idmap-stamp
 
 [ -r "$SRC_TARBALL" ] ||
-	die "$SRC_TARBALL not found" "run 'make deps' (installs linux-source-6.1) and try again"
+	die "$SRC_TARBALL not found" "run 'make deps BASE=$KBASE' (installs $SRC_PKG) and try again"
 
 want_hash=$(series_hash)
 
@@ -57,7 +58,7 @@ else
 		"$TREE/.gitignore"
 	sed -i -e ':a' -e '/^#$/{$d;N;ba' -e '}' "$TREE/.gitignore"
 	tree_git add -A -f .
-	tree_git commit -q -m "base: Debian linux-source-6.1 $(source_version)
+	tree_git commit -q -m "base: Debian $SRC_PKG $(source_version)
 
 Debian's top-level .gitignore rule that ignores everything (its packaging
 repository layout) is dropped so that new files can be added."
@@ -67,7 +68,7 @@ fi
 rec_version=$(sed -n 's/^base-version: *//p' "$SERIES/BASE" 2>/dev/null || true)
 cur_version=$(source_version)
 if [ -n "$rec_version" ] && [ "$rec_version" != "$cur_version" ]; then
-	info "warning: series/ was made against linux-source-6.1 $rec_version, installed is $cur_version"
+	info "warning: series/$KBASE/ was made against $SRC_PKG $rec_version, installed is $cur_version"
 fi
 
 failed=""
@@ -85,7 +86,7 @@ if [ -n "$failed" ]; then
 	cat "$BUILD/am.err" >&2
 	tree_git am --show-current-patch=diff 2>/dev/null | tree_git apply --check --reject - 2>&1 | sed 's/^/  /' >&2 || true
 	tree_git am --abort >/dev/null 2>&1 || true
-	die "patch $failed does not apply to linux-source-6.1 $cur_version (series made against ${rec_version:-?})" \
+	die "patch $failed does not apply to $SRC_PKG $cur_version (series made against ${rec_version:-?})" \
 		"the patches before it are applied in $TREE; the hunks that failed are listed above" \
 		"rebase the series on the installed source, then 'make export'"
 fi
