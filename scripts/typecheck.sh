@@ -10,9 +10,12 @@ set -euo pipefail
 obj=$BUILD/obj-patched
 cmdfile=$obj/kernel/.user_idmap.o.cmd
 [ -f "$cmdfile" ] || die "$cmdfile not found" "build the patched kernel first ('make kernel')"
-# The compiler command line, less its input, output and dependency file.
-flags=$(sed -n 's/^cmd_kernel\/user_idmap.o := //p' "$cmdfile" |
+# The compiler command line, less its input, output and dependency file
+# (kbuild's variable is savedcmd_ from 6.3 on, cmd_ before).
+flags=$(sed -n 's/^\(saved\)\{0,1\}cmd_kernel\/user_idmap.o := //p' "$cmdfile" |
 	sed 's/ -Wp,-MMD,[^ ]*//; s/ -c -o .*$//; s/^ccache //; s/^gcc //')
+[ -n "$flags" ] || die "no compiler command for kernel/user_idmap.o in $cmdfile" \
+	"the kbuild .cmd format changed: fix the sed above"
 dir=$BUILD/typecheck
 rm -rf "$dir"
 mkdir -p "$dir"
@@ -37,8 +40,14 @@ compile() {
 for c in "${cases[@]}"; do
 	IFS='|' read -r name wrong right <<<"$c"
 	n=$((n + 1))
+	# Only a type error counts: a file that fails for any other reason
+	# (a missing header, say) proves nothing about the types.
 	if compile "wrong$n" "$wrong"; then
 		echo "not ok $n $name does not build"
+		bad=1
+	elif ! grep -qE 'error: (invalid initializer|incompatible type|invalid operands)' "$dir/wrong$n.log"; then
+		sed 's/^/# /' "$dir/wrong$n.log"
+		echo "not ok $n $name does not build, for its types (another error, above)"
 		bad=1
 	else
 		echo "ok $n $name does not build ($(grep -m1 -o 'error: .*' "$dir/wrong$n.log"))"
