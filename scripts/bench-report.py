@@ -41,7 +41,8 @@ def main():
     lines = ["# Instructions per operation (QEMU -icount shift=0)", ""]
     lines.append("stat() in the initial namespace: stock %s, ours %s; on stock built with"
                  " CONFIG_USER_NS=n: %s." % (fmt(floor.get("stock")), fmt(floor.get("patched")),
-                                              fmt(floor.get("nouserns"))))
+                                              fmt(floor.get("nouserns"))
+                                              if "nouserns" in floor else "not measured"))
     lines.append("")
     lines.append("Shapes (bench/shapes.h): narrow and wide are evenly spread; clustered, bimodal,")
     lines.append("random and worst (our index's worst, found by search) run the main workloads.")

@@ -28,8 +28,9 @@ bench_guest idmap_bench $kernels
 csv=$out/bench.csv
 kept=$(mktemp)
 trap 'rm -f "$kept"' EXIT
-if [ "$kernels" != "$all" ]; then
-	[ -f "$csv" ] || die "KERNELS=\"$kernels\" needs the other kernels' rows in $csv" "run 'make bench' once first"
+if [ "$kernels" != "$all" ] && [ ! -f "$csv" ]; then
+	info "no $csv yet: the table has no rows for the kernels not in KERNELS=\"$kernels\""
+elif [ "$kernels" != "$all" ]; then
 	awk -F, -v run="$kernels" 'BEGIN { n = split(run, k, " "); for (i = 1; i <= n; i++) skip[k[i]] = 1 }
 		NR > 1 && !(($1 "-bench") in skip)' "$csv" >"$kept"
 fi

@@ -16,7 +16,8 @@ fi
 TREE=$BUILD/linux
 STOCK_TREE=$BUILD/linux-stock
 SERIES=$TOP/series/$KBASE
-# Benchmark results, committed: results/ for 6.1, results/6.12/ for 6.12.
+# Benchmark output (ignored; docs/ keeps the figures): results/ for 6.1,
+# results/6.12/ for 6.12.
 if [ "$KBASE" = 6.1 ]; then
 	RESULTS=$TOP/results
 else
