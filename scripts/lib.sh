@@ -8,21 +8,16 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # builds in build/, 6.12 in build/6.12/; both share one ccache.
 KBASE=${BASE:-6.1}
 KBASES="6.1 6.12"
-if [ "$KBASE" = 6.1 ]; then
-	BUILD=${BUILD:-$TOP/build}
-else
-	BUILD=${BUILD:-$TOP/build/$KBASE}
-fi
+# 6.1 keeps the paths it had before there were two bases.
+sub=/$KBASE
+[ "$KBASE" != 6.1 ] || sub=""
+BUILD=${BUILD:-$TOP/build$sub}
 TREE=$BUILD/linux
 STOCK_TREE=$BUILD/linux-stock
 SERIES=$TOP/series/$KBASE
 # Benchmark output (ignored; docs/ keeps the figures): results/ for 6.1,
 # results/6.12/ for 6.12.
-if [ "$KBASE" = 6.1 ]; then
-	RESULTS=$TOP/results
-else
-	RESULTS=$TOP/results/$KBASE
-fi
+RESULTS=$TOP/results$sub
 SRC_PKG=linux-source-$KBASE
 SRC_TARBALL=${SRC_TARBALL:-/usr/src/$SRC_PKG.tar.xz}
 BASE_TAG=base
