@@ -52,6 +52,18 @@ while read -r p; do
 done < <(grep '\.patch$' "$SERIES/series")
 info "checkpatch: $known findings on stock's own lines (moved code)"
 
+# The cover letter is not a patch checkpatch reads: its subject and text
+# wrap at 75 columns, as the patches' messages do.
+cover=$SERIES/0000-cover-letter.patch
+if [ -r "$cover" ]; then
+	long=$(awk 'length > 75 { printf "  line %d: %d columns\n", FNR, length }' "$cover")
+	if [ -n "$long" ]; then
+		echo "$cover: lines over 75 columns (wrap them):"
+		echo "$long"
+		fail=1
+	fi
+fi
+
 # checkpatch asks "does MAINTAINERS need updating?" of every patch that adds
 # a file without touching MAINTAINERS (ignored above); the answer is no when
 # an entry already covers the file: ours, or the subsystem's (a file the
