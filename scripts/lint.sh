@@ -9,9 +9,11 @@ info "shellcheck"
 shellcheck -x -P SCRIPTDIR "$TOP"/scripts/*.sh "$TOP"/guest/*.sh "$TOP"/guest/tools/*.sh "$TOP"/guest/init "$TOP"/.ci/run || fail=1
 
 info "checkpatch --strict on series/"
-# A finding whose every offending line is a line of stock's
-# kernel/user_namespace.c (code the series moves, or moves into a helper)
-# is stock's, and is counted, not failed: a move must not rewrite it.
+# The series tidies stock's map code before moving it, so every finding
+# fails but one kind: simple_strtoul() on a line of stock's
+# kernel/user_namespace.c (the parser, moved, then moved into a helper).
+# kstrtoul() would refuse what the parser accepts (a number a space
+# follows, one too big for u32): an ABI change, so these are counted.
 stock_lines=$(mktemp)
 trap 'rm -f "$stock_lines"' EXIT
 tree_git show "$BASE_TAG:kernel/user_namespace.c" | sed 's/^[[:space:]]*//' >"$stock_lines"
@@ -27,11 +29,16 @@ while read -r p; do
 		BEGIN { while ((getline l < stock) > 0) have[l] = 1 }
 		function flush() {
 			if (blk == "") return
-			if (plus > 0 && plus == seen) k++
+			if (!other && plus > 0 && plus == seen) k++
 			else { printf "%s\n\n", blk; n++ }
-			blk = ""; plus = 0; seen = 0
+			blk = ""; plus = 0; seen = 0; other = 0
 		}
-		/^(WARNING|ERROR|CHECK)/ { flush(); blk = $0; next }
+		/^(WARNING|ERROR|CHECK)/ {
+			flush(); blk = $0
+			# only this kind may come from stock: any other one fails
+			other = $0 !~ /simple_strtoul is obsolete/
+			next
+		}
 		blk != "" && /^$/ { flush(); next }
 		blk != "" {
 			blk = blk "\n" $0
@@ -50,7 +57,7 @@ while read -r p; do
 		fail=1
 	fi
 done < <(grep '\.patch$' "$SERIES/series")
-info "checkpatch: $known findings on stock's own lines (moved code)"
+info "checkpatch: $known findings on stock's simple_strtoul() calls (moved, kept)"
 
 # The cover letter is not a patch checkpatch reads: its subject and text
 # wrap at 75 columns, as the patches' messages do.
