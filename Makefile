@@ -14,7 +14,7 @@ B := $(if $(filter 6.1,$(BASE)),build,build/$(BASE))
 
 .PHONY: help deps tree export kernel kernel-patched kernel-stock kernel-nouserns kernels tests initramfs \
 	kernel-debug kernel-stock-debug kernel-kcsan toolsimg clients check check-debug check-kcsan \
-	fuzz plant run shell bench profile holdtime lint bisect clean distclean
+	fuzz plant run shell bench profile holdtime lint bisect samecode clean distclean
 
 help:
 	@echo 'make run           build the patched kernel, boot it, run the demo'
@@ -33,6 +33,7 @@ help:
 	@echo 'make kernel        build the patched kernel (kernel-stock: the stock one)'
 	@echo 'make lint          shellcheck, checkpatch --strict on series/'
 	@echo 'make bisect        build every prefix of the series'
+	@echo 'make samecode OLD= every prefix compiles as at repo commit OLD (rework check)'
 	@echo 'make deps          install the Debian packages everything needs'
 	@echo 'BASE=6.12          any target on linux-source-6.12 (series/6.12/; default 6.1)'
 
@@ -124,6 +125,9 @@ lint: tree
 
 bisect: tree initramfs
 	@$(S)/bisect.sh
+
+samecode: tree
+	@$(S)/samecode.sh
 
 clean:
 	rm -rf $(B)/obj-* $(B)/kernels $(B)/tests $(B)/results $(B)/*.img $(B)/initramfs.cpio
