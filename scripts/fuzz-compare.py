@@ -13,7 +13,7 @@ except in the documented classes below, which are checked, not waived:
           model), the second write must get EPERM (write-once), and every
           lookup must return what the model computes for the map as written.
   split   a line's lower range is covered by the parent's map, but not by
-          one of its extents (range splitting, patch 11), every other line
+          one of its extents (range splitting, patch 12 of v5), every other line
           is covered too, and stock's permission rules let this writer
           write these lines (the model's 'perm').  Stock must refuse it
           with EPERM; ours may accept it (or refuse it with EINVAL when its
