@@ -12,19 +12,25 @@ info "checkpatch --strict on series/"
 # The series tidies stock's map code before moving it, so every finding
 # fails but one kind: simple_strtoul() on a line of stock's
 # kernel/user_namespace.c (the parser, moved, then moved into a helper).
-# kstrtoul() would refuse what the parser accepts (a number a space
-# follows, one too big for u32): an ABI change, so these are counted.
+# The kstrto*() helpers take a whole string (a number a space follows
+# fails) and kstrtou32() refuses what the parser truncates: an ABI
+# change, so these are counted.
 stock_lines=$(mktemp)
 trap 'rm -f "$stock_lines"' EXIT
 tree_git show "$BASE_TAG:kernel/user_namespace.c" | sed 's/^[[:space:]]*//' >"$stock_lines"
 known=0
 while read -r p; do
 	# spdxcheck.py needs Debian's python3 (python3-ply), first on PATH.
-	# checkpatch exits non-zero on any finding: its output is judged here.
-	out=$(cd "$TREE" || exit 0
-		PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict --no-summary \
-			--ignore FILE_PATH_CHANGES "$SERIES/$p"
-		exit 0)
+	# checkpatch exits non-zero on any finding: its output is judged here,
+	# and must end in its summary (else it did not run to the end).
+	out=$(cd "$TREE" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict \
+		--ignore FILE_PATH_CHANGES "$SERIES/$p" 2>&1) || true
+	if ! grep -q '^total: ' <<<"$out"; then
+		echo "$p: checkpatch did not run to its summary:"
+		tail -n 5 <<<"$out"
+		fail=1
+		continue
+	fi
 	res=$(awk -v stock="$stock_lines" '
 		BEGIN { while ((getline l < stock) > 0) have[l] = 1 }
 		function flush() {
