@@ -8,6 +8,9 @@
 #   fuzz-*                patched kernel, fuzz.sh (SEEDS=1 COUNT=PLANT_FUZZ_COUNT)
 #   tools-*               patched kernel, check.sh on it alone; a container-tool
 #                         test (guest/tools/) must be among what fails
+#   stress-*              patched kernel, check.sh on it alone (no tools, no
+#                         fuzzing); the stress test's memory check after the
+#                         trees (SUnreclaim) must be among what fails
 # Exit status 0 when the checker caught the plant; its output is in
 # build/results/plant-NAME.log.
 set -euo pipefail
@@ -24,7 +27,8 @@ kasan-* | kmemleak-*) variant=patched-debug; check=(env VARIANTS=patched-debug "
 kcsan-*) variant=patched-kcsan; check=("$TOP/scripts/check-kcsan.sh") ;;
 fuzz-*) variant=patched; check=(env FUZZ_NAME=plant-fuzz SEEDS=1 COUNT="${PLANT_FUZZ_COUNT:-3000}" "$TOP/scripts/fuzz.sh") ;;
 tools-*) variant=patched; check=(env VARIANTS=patched FUZZ_COUNT=0 "$TOP/scripts/check.sh") ;;
-*) die "plant '$name' names no checker" "name it kasan-*, kmemleak-*, kcsan-*, fuzz-* or tools-*" ;;
+stress-*) variant=patched; check=(env VARIANTS=patched FUZZ_COUNT=0 TOOL_TESTS= "$TOP/scripts/check.sh") ;;
+*) die "plant '$name' names no checker" "name it kasan-*, kmemleak-*, kcsan-*, fuzz-*, tools-* or stress-*" ;;
 esac
 [ -z "$(tree_git status --porcelain --untracked-files=no)" ] ||
 	die "the tree has uncommitted edits" "commit or drop them in $TREE first"
@@ -45,13 +49,17 @@ set +e
 "${check[@]}" >"$log" 2>&1
 rc=$?
 set -e
-grep -E 'FAILED|UNEXPLAINED|unexplained|^# KCSAN|^ +[0-9]+ (ENGINE|BUG|unreferenced)|KASAN|kmemleak|MemFree|VmallocUsed|^[0-9]+ passed' "$log" | head -n 30 || true
+grep -E 'FAILED|UNEXPLAINED|unexplained|^# KCSAN|^ +[0-9]+ (ENGINE|BUG|unreferenced)|KASAN|kmemleak|SUnreclaim|VmallocUsed|Expected|^[0-9]+ passed' "$log" | head -n 30 || true
 if [ "$rc" = 0 ]; then
 	echo "NOT CAUGHT: ${check[*]##*/} passed with plants/$name.patch applied"
 	exit 1
 fi
 if [[ $name == tools-* ]] && ! grep -q '^FAILED: tools/[^:]*: not ok ' "$log"; then
 	echo "NOT CAUGHT by a tool test: check.sh failed, but no guest/tools/ check did (a tool test that did not run to its end does not count)"
+	exit 1
+fi
+if [[ $name == stress-* ]] && ! grep -q 'trees_freed_memory_returns:Expected after - before' "$log"; then
+	echo "NOT CAUGHT by the trees' SUnreclaim check: check.sh failed, but not on that assertion"
 	exit 1
 fi
 echo "caught: ${check[*]##*/} failed with plants/$name.patch applied, as it must"
