@@ -101,7 +101,7 @@ dump() {
 			esac
 		done
 	done >"$out"
-	echo "$((${#targets[@]}))" >"$out.count"
+	echo "${#targets[@]}" >"$out.count"
 }
 
 fail=0
