@@ -62,6 +62,11 @@ for v in $variants; do
 	# and in kmemleak's list, or on the console before init quietened it.
 	found=$(awk '/^@@BEGIN (kmemleak|dmesg)@@/ { on = 1; next } /^@@END (kmemleak|dmesg)@@/ { on = 0 }
 		on { sub(/^<[0-9]+>/, ""); print }' "$log" | grep -E "$reports" | sort | uniq -c || true)
+	# A guest that died (a panic) printed no kernel log at the end: its
+	# reports are on the console, where the kernel printed them.
+	if ! grep -q '^@@END dmesg@@' "$log"; then
+		found=$(sed 's/^<[0-9]*>//' "$log" | grep -E "$reports" | sort | uniq -c || true)
+	fi
 	if [ -n "$found" ]; then
 		n=$(echo "$found" | wc -l)
 		f=$((f + n))
