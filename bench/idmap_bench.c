@@ -15,6 +15,10 @@
  * namespaces with one such uid_map each, less the same with a one-extent
  * map:
  *   @@BENCH mem_per_map <N> <shape> <bytes>
+ *
+ * "idmap_bench N..." measures those sizes alone, without the memory
+ * figures (to compare two builds quickly); "idmap_bench mem" the memory
+ * figures alone.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -41,6 +45,7 @@
 #define NS_MEM 1000
 
 static const unsigned int sizes[] = { 1, 2, 5, 6, 16, 64, 340, 1024, 4096 };
+static bool size_wanted[sizeof(sizes) / sizeof(sizes[0])];
 
 /* An ext4 disk, when the harness attaches one, for idmapped mounts. */
 #define DISK "/dev/vda"
@@ -593,6 +598,22 @@ int main(int argc, char **argv)
 		return 0;
 	}
 
+	for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		size_wanted[s] = argc == 1;
+		for (i = 1; i < (unsigned int)argc; i++)
+			if (strtoul(argv[i], NULL, 10) == sizes[s])
+				size_wanted[s] = true;
+	}
+	for (i = 1; i < (unsigned int)argc; i++) {
+		for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
+			if (strtoul(argv[i], NULL, 10) == sizes[s])
+				break;
+		if (s == sizeof(sizes) / sizeof(sizes[0])) {
+			fprintf(stderr, "idmap_bench: no size %s; the sizes are 1 2 5 6 16 64 340 1024 4096, or \"mem\"\n",
+				argv[i]);
+			return 2;
+		}
+	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (access(DISK, F_OK) == 0) {
 		mkdir(DISK_MNT, 0755);
@@ -628,8 +649,10 @@ int main(int argc, char **argv)
 	}
 	for (w = 0; w < NR_LAYOUTS; w++)
 		for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
-			run(&layouts[w], sizes[s]);
-	memories();
+			if (size_wanted[s])
+				run(&layouts[w], sizes[s]);
+	if (argc == 1)
+		memories();
 	fwrite(results, 1, results_len, stdout);
 	return 0;
 }
