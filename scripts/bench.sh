@@ -6,7 +6,9 @@
 # results/bench-stat.png.  RUNS=2 boots each kernel twice and checks that
 # the counts are identical.  KERNELS="patched-bench" runs only those
 # kernels and keeps the other kernels' rows of results/bench.csv (after a
-# change to the series, stock's figures do not move).
+# change to the series, stock's figures do not move).  SIZES="1 5 6"
+# measures only those map sizes (and no memory figures), keeping the
+# other rows: to compare two builds quickly.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -16,6 +18,13 @@ mkdir -p "$out" "$BUILD/bench"
 # nouserns-bench: stock with CONFIG_USER_NS=n, the floor for stat().
 all="stock-bench patched-bench nouserns-bench"
 kernels=${KERNELS:-$all}
+sizes=${SIZES:-}
+for n in $sizes; do
+	case $n in
+	1 | 2 | 5 | 6 | 16 | 64 | 340 | 1024 | 4096) ;;
+	*) die "no map size '$n' in the benchmark" "SIZES takes some of: 1 2 5 6 16 64 340 1024 4096" ;;
+	esac
+done
 for v in $kernels; do
 	case " $all " in
 	*" $v "*) ;;
@@ -28,11 +37,17 @@ bench_guest idmap_bench $kernels
 csv=$out/bench.csv
 kept=$(mktemp)
 trap 'rm -f "$kept"' EXIT
-if [ "$kernels" != "$all" ] && [ ! -f "$csv" ]; then
-	info "no $csv yet: the table has no rows for the kernels not in KERNELS=\"$kernels\""
-elif [ "$kernels" != "$all" ]; then
-	awk -F, -v run="$kernels" 'BEGIN { n = split(run, k, " "); for (i = 1; i <= n; i++) skip[k[i]] = 1 }
-		NR > 1 && !(($1 "-bench") in skip)' "$csv" >"$kept"
+if { [ "$kernels" != "$all" ] || [ -n "$sizes" ]; } && [ ! -f "$csv" ]; then
+	info "no $csv yet: the table has only the rows measured now"
+elif [ "$kernels" != "$all" ] || [ -n "$sizes" ]; then
+	# Drop the rows measured again: the kernels run, at the sizes run
+	# (all, without SIZES; stat_init_ns is measured every time).
+	awk -F, -v run="$kernels" -v sizes="$sizes" 'BEGIN {
+			n = split(run, k, " "); for (i = 1; i <= n; i++) skip[k[i]] = 1
+			m = split(sizes, z, " "); for (i = 1; i <= m; i++) size[z[i]] = 1
+		}
+		NR > 1 && !(($1 "-bench") in skip && (m == 0 || (($4 in size || $4 == 0) && $3 != "mem_per_map")))' \
+		"$csv" >"$kept"
 fi
 echo "kernel,run,workload,extents,width,instructions" >"$csv"
 cat "$kept" >>"$csv"
@@ -42,7 +57,7 @@ for v in $kernels; do
 		mkdisk "$BUILD/bench-disk.img"
 		info "running the benchmark on $v (run $r of $runs), icount mode"
 		"$TOP/scripts/vm.sh" --variant "$v" --icount --timeout 1800 --disk "$BUILD/bench-disk.img" \
-			--initramfs "$BUILD/initramfs-bench.cpio" --log "$log" -- /bench/idmap_bench >/dev/null ||
+			--initramfs "$BUILD/initramfs-bench.cpio" --log "$log" -- "/bench/idmap_bench $sizes" >/dev/null ||
 			die "the benchmark failed on $v" "console: $log"
 		sed -n 's/^@@BENCH \([^ ]*\) \([^ ]*\) \([^ ]*\) \([^ ]*\)$/'"${v%-bench},$r"',\1,\2,\3,\4/p' "$log" >>"$csv"
 	done
