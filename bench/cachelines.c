@@ -52,7 +52,7 @@ static void touch(const void *p, size_t size)
 struct index_model {
 	const uint16_t *slot;
 	uint32_t base;
-	uint16_t last;
+	uint16_t slots;
 	uint8_t shift;
 };
 
@@ -118,7 +118,7 @@ static int stock_up(const struct map_model *m, uint32_t id)
 
 static const struct node_model *node_of(const struct index_model *ix, uint32_t slot)
 {
-	return (const void *)((const char *)ix->slot + 4 * (slot & ~NODE));
+	return (const void *)((const char *)ix->slot + 4 * (slot - NODE));
 }
 
 /* Ours: map_id_up() -> index_find(), the up index. */
@@ -130,12 +130,24 @@ static int ours_up(const struct map_model *m, uint32_t id)
 	uint32_t pos, slot, lo, hi, mid;
 
 	touch(&m->nr_extents, 4);
-	if (m->nr_extents <= BASE_EXTENTS)
-		return stock_up(m, id);
+	if (m->nr_extents <= BASE_EXTENTS) {
+		/*
+		 * The slots until one holds the id (those past nr are zero),
+		 * the last one only if in use.
+		 */
+		for (lo = 0; lo < BASE_EXTENTS; lo++) {
+			if (lo == BASE_EXTENTS - 1 && m->nr_extents < BASE_EXTENTS)
+				return 0;
+			touch(&m->extent[lo], 12);
+			if (id - m->extent[lo].lower_first < m->extent[lo].count)
+				return 1;
+		}
+		return 0;
+	}
 	touch(ix, sizeof(*ix));
 	touch(&m->reverse, 8);
 	pos = (id - ix->base) >> ix->shift;
-	if (pos > ix->last)
+	if (pos >= ix->slots)
 		return 0;
 	touch(&ix->slot[pos], 2);
 	slot = ix->slot[pos];
@@ -145,12 +157,16 @@ static int ours_up(const struct map_model *m, uint32_t id)
 	} else {
 		node = node_of(ix, slot);
 		touch(node, 10);
-		if (id < node->base) {
-			lo = node->lo;
+		pos = (id - node->base) >> node->shift;
+		if (pos > node->last) {
+			/* below base, or past the last key inside */
+			if (id < node->base) {
+				lo = node->lo;
+			} else {
+				touch(&node->slot[node->last + 1], 2);
+				lo = node->slot[node->last + 1];
+			}
 		} else {
-			pos = (id - node->base) >> node->shift;
-			if (pos > node->last + 1u)
-				pos = node->last + 1u;
 			touch(&node->slot[pos], 4);
 			lo = node->slot[pos];
 			hi = node->slot[pos + 1];
@@ -204,9 +220,9 @@ static uint32_t fill_up(struct index_model *ix, const struct extent *e, uint32_t
 
 	ix->base = e[0].lower_first;
 	ix->shift = index_shift(span_last, 2 * pow2_ceil(nr));
-	ix->last = span_last >> ix->shift;
-	used = ((ix->last + 1) * 2 + 3) & ~3u;
-	for (b = 0; b <= ix->last; b++) {
+	ix->slots = (span_last >> ix->shift) + 1;
+	used = (ix->slots * 2 + 3) & ~3u;
+	for (b = 0; b < ix->slots; b++) {
 		start = ix->base + ((uint64_t)b << ix->shift);
 		i = last_at_most(e, nr, i, start);
 		j = last_at_most(e, nr, i, start + (1ULL << ix->shift) - 1);
@@ -231,10 +247,9 @@ static uint32_t fill_up(struct index_model *ix, const struct extent *e, uint32_t
 				node->slot[c] = k;
 			}
 			node->slot[c] = j;
-			node->slot[c + 1] = j;
 			slot[b] = NODE | used / 4;
 		}
-		used += (10 + 2 * (nlast + 3) + 3) & ~3u;
+		used += (10 + 2 * (nlast + 2) + 3) & ~3u;
 	}
 	return used;
 }
