@@ -64,7 +64,7 @@ def main():
         lines.append("Memory per map (bytes): MemFree before and after 1000 namespaces with one")
         lines.append("uid_map each, less the same with one-extent maps.  Our bound: 60 N + 32,")
         lines.append("in whole pages beyond two pages; unprivileged writers: two pages.  The")
-        lines.append("guest's other allocations move MemFree by about 2 KB per map: small maps")
+        lines.append("guest's other allocations move MemFree by about 3 KB per map: small maps")
         lines.append("are not resolved (KUnit checks their exact size).")
         lines.append("")
         lines.append("| shape | N | stock | ours | our bound, in pages |")
