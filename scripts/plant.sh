@@ -11,6 +11,9 @@
 #   stress-*              patched kernel, check.sh on it alone (no tools, no
 #                         fuzzing); the stress test's memory check after the
 #                         trees (SUnreclaim) must be among what fails
+#   kunit-*               patched kernel, check.sh on it alone (no tools, no
+#                         fuzzing); a case of the engine's KUnit suite must be
+#                         among what fails
 # Exit status 0 when the checker caught the plant; its output is in
 # build/results/plant-NAME.log.
 set -euo pipefail
@@ -27,8 +30,8 @@ kasan-* | kmemleak-*) variant=patched-debug; check=(env VARIANTS=patched-debug "
 kcsan-*) variant=patched-kcsan; check=("$TOP/scripts/check-kcsan.sh") ;;
 fuzz-*) variant=patched; check=(env FUZZ_NAME=plant-fuzz SEEDS=1 COUNT="${PLANT_FUZZ_COUNT:-3000}" "$TOP/scripts/fuzz.sh") ;;
 tools-*) variant=patched; check=(env VARIANTS=patched FUZZ_COUNT=0 "$TOP/scripts/check.sh") ;;
-stress-*) variant=patched; check=(env VARIANTS=patched FUZZ_COUNT=0 TOOL_TESTS= "$TOP/scripts/check.sh") ;;
-*) die "plant '$name' names no checker" "name it kasan-*, kmemleak-*, kcsan-*, fuzz-*, tools-* or stress-*" ;;
+stress-* | kunit-*) variant=patched; check=(env VARIANTS=patched FUZZ_COUNT=0 TOOL_TESTS= "$TOP/scripts/check.sh") ;;
+*) die "plant '$name' names no checker" "name it kasan-*, kmemleak-*, kcsan-*, fuzz-*, tools-*, stress-* or kunit-*" ;;
 esac
 [ -z "$(tree_git status --porcelain --untracked-files=no)" ] ||
 	die "the tree has uncommitted edits" "commit or drop them in $TREE first"
@@ -60,6 +63,10 @@ if [[ $name == tools-* ]] && ! grep -q '^FAILED: tools/[^:]*: not ok ' "$log"; t
 fi
 if [[ $name == stress-* ]] && ! grep -q 'trees_freed_memory_returns:Expected after - before' "$log"; then
 	echo "NOT CAUGHT by the trees' SUnreclaim check: check.sh failed, but not on that assertion"
+	exit 1
+fi
+if [[ $name == kunit-* ]] && ! grep -qE '^ +not ok [0-9]+ idmap_test_' "$log"; then
+	echo "NOT CAUGHT by the KUnit suite: check.sh failed, but no case of user_idmap's KUnit suite did"
 	exit 1
 fi
 echo "caught: ${check[*]##*/} failed with plants/$name.patch applied, as it must"
