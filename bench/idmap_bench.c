@@ -45,7 +45,8 @@
 #define NS_MEM 1000
 
 static const unsigned int sizes[] = { 1, 2, 5, 6, 16, 64, 340, 1024, 4096 };
-static bool size_wanted[sizeof(sizes) / sizeof(sizes[0])];
+#define NR_SIZES (sizeof(sizes) / sizeof(sizes[0]))
+static bool size_wanted[NR_SIZES];
 
 /* An ext4 disk, when the harness attaches one, for idmapped mounts. */
 #define DISK "/dev/vda"
@@ -598,21 +599,21 @@ int main(int argc, char **argv)
 		return 0;
 	}
 
-	for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+	/* No size named: all of them. */
+	for (s = 0; s < NR_SIZES; s++)
 		size_wanted[s] = argc == 1;
-		for (i = 1; i < (unsigned int)argc; i++)
-			if (strtoul(argv[i], NULL, 10) == sizes[s])
-				size_wanted[s] = true;
-	}
 	for (i = 1; i < (unsigned int)argc; i++) {
-		for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
-			if (strtoul(argv[i], NULL, 10) == sizes[s])
-				break;
-		if (s == sizeof(sizes) / sizeof(sizes[0])) {
+		char *end;
+		unsigned long n = strtoul(argv[i], &end, 10);
+
+		for (s = 0; s < NR_SIZES && (*end || n != sizes[s]); s++)
+			;
+		if (s == NR_SIZES) {
 			fprintf(stderr, "idmap_bench: no size %s; the sizes are 1 2 5 6 16 64 340 1024 4096, or \"mem\"\n",
 				argv[i]);
 			return 2;
 		}
+		size_wanted[s] = true;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (access(DISK, F_OK) == 0) {
@@ -627,7 +628,7 @@ int main(int argc, char **argv)
 
 		/* All files first, then read-only: no disk I/O while timing. */
 		for (w = 0; w < NR_LAYOUTS; w++)
-			for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+			for (s = 0; s < NR_SIZES; s++) {
 				unsigned int t = layouts[w].make(sizes[s]);
 
 				disk_file(path, sizeof(path), DISK_MNT, &layouts[w], sizes[s]);
@@ -648,7 +649,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	for (w = 0; w < NR_LAYOUTS; w++)
-		for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
+		for (s = 0; s < NR_SIZES; s++)
 			if (size_wanted[s])
 				run(&layouts[w], sizes[s]);
 	if (argc == 1)
