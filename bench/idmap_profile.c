@@ -18,6 +18,14 @@
  *   getresuid  getresuid() and getresgid()
  *   fchown     fchown() of that file to its own owner
  *   setfsuid   setfsuid() to the file's owner (a credential made, then freed)
+ *   writeN     write() of an N-extent uid_map (1 <= N <= 4096), bench's
+ *              narrow shape ("2i 1000+2i 1"), to a fresh child namespace
+ *              each call: the children are made, and their map files
+ *              opened, before the log starts (not with "userns")
+ *   reverseN   the same lines, written last to first: the kernel must
+ *              sort them
+ *   crossN     first in order, lower ids the other way ("2i 1000+2(N-1-i)
+ *              1"): the two columns must be sorted apart, the most sorting
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -35,6 +43,8 @@
 #define OWNER 100001
 
 static int fd;
+static char *map_text;		/* writeN: the map written */
+static int *map_fds, map_next, map_go = -1;
 static unsigned int owner = OWNER;	/* as the workload's namespace sees it */
 
 static int write_file(const char *path, const char *text)
@@ -122,6 +132,63 @@ static int do_setfsuid(void)
 	return setfsuid(owner) != (int)owner;
 }
 
+/* Write the next fresh namespace's uid_map. */
+static int do_write(void)
+{
+	size_t len = strlen(map_text);
+
+	return write(map_fds[map_next++], map_text, len) != (ssize_t)len;
+}
+
+/*
+ * For writeN: @count children, each in a user namespace of its own with
+ * no map yet, and their uid_map files open for writing.  The children
+ * wait until map_go is closed (at exit).
+ */
+static int make_namespaces(unsigned int n, char order, long count)
+{
+	int go[2], in[2];
+	char path[64], c;
+	unsigned int i;
+	long k;
+	pid_t pid;
+
+	map_text = malloc(n * 24 + 1);
+	map_fds = calloc(count, sizeof(*map_fds));
+	if (!map_text || !map_fds || pipe(go) || pipe(in))
+		return perror("make_namespaces"), 1;
+	map_text[0] = '\0';
+	for (i = 0; i < n; i++) {
+		unsigned int k = order == 'r' ? n - 1 - i : i;
+		unsigned int lower = order == 'c' ? n - 1 - i : k;
+
+		sprintf(map_text + strlen(map_text), "%u %u 1\n", 2 * k, 1000 + 2 * lower);
+	}
+	for (k = 0; k < count; k++) {
+		pid = fork();
+		if (pid < 0)
+			return perror("fork"), 1;
+		if (pid == 0) {
+			close(go[1]);
+			if (unshare(CLONE_NEWUSER) || write(in[1], "u", 1) != 1)
+				_exit(1);
+			/* Until the parent exits. */
+			while (read(go[0], &c, 1) > 0)
+				;
+			_exit(0);
+		}
+		if (read(in[0], &c, 1) != 1)
+			return fprintf(stderr, "idmap_profile: child %d failed\n", pid), 1;
+		snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
+		map_fds[k] = open(path, O_WRONLY);
+		if (map_fds[k] < 0)
+			return perror(path), 1;
+	}
+	close(go[0]);
+	map_go = go[1];
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(void);
@@ -148,6 +215,22 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[1], workloads[w].name))
 			fn = workloads[w].fn;
 	calls = strtol(argv[2], NULL, 10);
+	/* Its namespaces are the initial one's children. */
+	if ((!strncmp(argv[1], "write", 5) || !strncmp(argv[1], "reverse", 7) ||
+	     !strncmp(argv[1], "cross", 5)) && argc == 3) {
+		char order = argv[1][0];
+		const char *num = argv[1] + (order == 'r' ? 7 : 5);
+		char *end;
+		unsigned long n = strtoul(num, &end, 10);
+
+		if (end != num && *num != '-' && !*end && n >= 1 && n <= 4096 &&
+		    calls >= 1) {
+			fn = do_write;
+			/* The warm-up's calls, the check's, and the log's. */
+			if (make_namespaces(n, order, 17 + calls))
+				return 1;
+		}
+	}
 	if (!fn || calls < 1) {
 		fprintf(stderr, "idmap_profile: unknown workload '%s' or bad count '%s'\n",
 			argv[1], argv[2]);

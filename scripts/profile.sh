@@ -13,12 +13,15 @@
 # instructions per call for each function and kernel, and the differences,
 # to results/profile-WORKLOAD.md.
 #
-#   WORKLOAD   stat (default), fstat, getresuid, fchown, setfsuid
+#   WORKLOAD   stat (default), fstat, getresuid, fchown, setfsuid, or
+#              writeN: write() of an N-extent uid_map (e.g. write6), in
+#              order; reverseN: the same lines, last first; crossN: lower
+#              ids in the opposite order of first
 #   USERNS=1   run it in a child user namespace (maps "0 100000 65536"),
 #              not in the initial one; results/profile-WORKLOAD-userns.md
 #   CALLS      runs of the workload inside the markers (default 100)
 #   KERNELS    default: nouserns-bench stock-bench patched-bench (with
-#              USERNS=1: stock-bench patched-bench)
+#              USERNS=1 or writeN: stock-bench patched-bench)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -27,7 +30,15 @@ calls=${CALLS:-100}
 kernels=${KERNELS:-nouserns-bench stock-bench patched-bench}
 case "$workload" in
 stat|fstat|getresuid|fchown|setfsuid) ;;
-*) die "unknown WORKLOAD '$workload'" "use one of: stat fstat getresuid fchown setfsuid" ;;
+write[1-9] | write[1-9][0-9] | write[1-9][0-9][0-9] | write[1-4][0-9][0-9][0-9] | \
+reverse[1-9] | reverse[1-9][0-9] | reverse[1-9][0-9][0-9] | reverse[1-4][0-9][0-9][0-9] | \
+cross[1-9] | cross[1-9][0-9] | cross[1-9][0-9][0-9] | cross[1-4][0-9][0-9][0-9])
+	[ "${USERNS:-0}" != 1 ] || die "WORKLOAD=$workload writes its maps from the initial namespace" "leave USERNS unset"
+	n=${workload#write} n=${n#reverse} n=${n#cross}
+	[ "$n" -le 4096 ] || die "WORKLOAD=$workload: at most 4096 extents"
+	# A kernel without user namespaces has no maps to write.
+	kernels=${KERNELS:-stock-bench patched-bench} ;;
+*) die "unknown WORKLOAD '$workload'" "use one of: stat fstat getresuid fchown setfsuid writeN reverseN crossN (N = 1 to 4096)" ;;
 esac
 where=() name=$workload
 if [ "${USERNS:-0}" = 1 ]; then
