@@ -148,7 +148,7 @@ static int do_write(void)
 static int make_namespaces(unsigned int n, char order, long count)
 {
 	int go[2], in[2];
-	char path[64], c;
+	char path[64], c, *p;
 	unsigned int i;
 	long k;
 	pid_t pid;
@@ -158,11 +158,11 @@ static int make_namespaces(unsigned int n, char order, long count)
 	if (!map_text || !map_fds || pipe(go) || pipe(in))
 		return perror("make_namespaces"), 1;
 	map_text[0] = '\0';
-	for (i = 0; i < n; i++) {
-		unsigned int k = order == 'r' ? n - 1 - i : i;
-		unsigned int lower = order == 'c' ? n - 1 - i : k;
+	for (i = 0, p = map_text; i < n; i++) {
+		unsigned int first = order == 'r' ? n - 1 - i : i;
+		unsigned int lower = order == 'c' ? n - 1 - i : first;
 
-		sprintf(map_text + strlen(map_text), "%u %u 1\n", 2 * k, 1000 + 2 * lower);
+		p += sprintf(p, "%u %u 1\n", 2 * first, 1000 + 2 * lower);
 	}
 	for (k = 0; k < count; k++) {
 		pid = fork();
