@@ -43,8 +43,9 @@
 #define OWNER 100001
 
 static int fd;
-static char *map_text;		/* writeN: the map written */
-static int *map_fds, map_next, map_go = -1;
+static char *map_text;		/* writeN: the map written, map_len bytes */
+static size_t map_len;
+static int *map_fds, map_next;
 static unsigned int owner = OWNER;	/* as the workload's namespace sees it */
 
 static int write_file(const char *path, const char *text)
@@ -135,15 +136,13 @@ static int do_setfsuid(void)
 /* Write the next fresh namespace's uid_map. */
 static int do_write(void)
 {
-	size_t len = strlen(map_text);
-
-	return write(map_fds[map_next++], map_text, len) != (ssize_t)len;
+	return write(map_fds[map_next++], map_text, map_len) != (ssize_t)map_len;
 }
 
 /*
  * For writeN: @count children, each in a user namespace of its own with
  * no map yet, and their uid_map files open for writing.  The children
- * wait until map_go is closed (at exit).
+ * wait until the pipe's write end, kept open, closes at exit.
  */
 static int make_namespaces(unsigned int n, char order, long count)
 {
@@ -157,13 +156,13 @@ static int make_namespaces(unsigned int n, char order, long count)
 	map_fds = calloc(count, sizeof(*map_fds));
 	if (!map_text || !map_fds || pipe(go) || pipe(in))
 		return perror("make_namespaces"), 1;
-	map_text[0] = '\0';
 	for (i = 0, p = map_text; i < n; i++) {
 		unsigned int first = order == 'r' ? n - 1 - i : i;
 		unsigned int lower = order == 'c' ? n - 1 - i : first;
 
 		p += sprintf(p, "%u %u 1\n", 2 * first, 1000 + 2 * lower);
 	}
+	map_len = p - map_text;
 	for (k = 0; k < count; k++) {
 		pid = fork();
 		if (pid < 0)
@@ -185,7 +184,6 @@ static int make_namespaces(unsigned int n, char order, long count)
 			return perror(path), 1;
 	}
 	close(go[0]);
-	map_go = go[1];
 	return 0;
 }
 
