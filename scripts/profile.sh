@@ -30,12 +30,12 @@ calls=${CALLS:-100}
 kernels=${KERNELS:-nouserns-bench stock-bench patched-bench}
 case "$workload" in
 stat|fstat|getresuid|fchown|setfsuid) ;;
-write[1-9] | write[1-9][0-9] | write[1-9][0-9][0-9] | write[1-4][0-9][0-9][0-9] | \
-reverse[1-9] | reverse[1-9][0-9] | reverse[1-9][0-9][0-9] | reverse[1-4][0-9][0-9][0-9] | \
-cross[1-9] | cross[1-9][0-9] | cross[1-9][0-9][0-9] | cross[1-4][0-9][0-9][0-9])
-	[ "${USERNS:-0}" != 1 ] || die "WORKLOAD=$workload writes its maps from the initial namespace" "leave USERNS unset"
+write* | reverse* | cross*)
 	n=${workload#write} n=${n#reverse} n=${n#cross}
-	[ "$n" -le 4096 ] || die "WORKLOAD=$workload: at most 4096 extents"
+	if ! [[ $n =~ ^[1-9][0-9]{0,3}$ ]] || [ "$n" -gt 4096 ]; then
+		die "WORKLOAD=$workload: N must be a number from 1 to 4096"
+	fi
+	[ "${USERNS:-0}" != 1 ] || die "WORKLOAD=$workload writes its maps from the initial namespace" "leave USERNS unset"
 	# A kernel without user namespaces has no maps to write.
 	kernels=${KERNELS:-stock-bench patched-bench} ;;
 *) die "unknown WORKLOAD '$workload'" "use one of: stat fstat getresuid fchown setfsuid writeN reverseN crossN (N = 1 to 4096)" ;;
