@@ -14,7 +14,7 @@ B := $(if $(filter 6.1,$(BASE)),build,build/$(BASE))
 
 .PHONY: help deps tree export kernel kernel-patched kernel-stock kernel-nouserns kernels tests initramfs \
 	kernel-debug kernel-stock-debug kernel-kcsan toolsimg clients check check-debug check-kcsan \
-	fuzz plant run shell bench profile holdtime fourlines lint bisect samecode clean distclean
+	fuzz plant run shell bench profile holdtime fourlines diffcheck lint bisect samecode clean distclean
 
 help:
 	@echo 'make run           build the patched kernel, boot it, run the demo'
@@ -29,6 +29,7 @@ help:
 	@echo 'make profile       instructions per function of one syscall (WORKLOAD=stat)'
 	@echo 'make holdtime      instructions under userns_state_mutex per map write'
 	@echo 'make fourlines     instructions of a 4-cache-line lookup (user-space model)'
+	@echo 'make diffcheck     the engine in user space against naive scans (ASan, UBSan)'
 	@echo 'make tree          extract the source into build/linux and apply series/'
 	@echo 'make export        write the tree'"'"'s commits back into series/'
 	@echo 'make kernel        build the patched kernel (kernel-stock: the stock one)'
@@ -123,6 +124,9 @@ holdtime: tree
 
 fourlines:
 	@$(S)/fourlines.sh
+
+diffcheck: tree
+	@$(S)/diffcheck.sh
 
 lint: tree
 	@$(S)/lint.sh
