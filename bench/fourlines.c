@@ -4,30 +4,28 @@
  * and measured, so that its instruction cost is a figure and not an
  * estimate (README, "Why issue 8's two targets ... stay open").
  *
- * The layout touches exactly 4 lines per lookup for any map of up to
- * 14 * 16 * 16 * 5 = 17920 extents, whatever its shape:
+ * The layout touches at most 4 lines per lookup for any map of up to
+ * 8 * 16 * 16 * 5 = 10240 extents, whatever its shape:
  *
- *  - the root: up to 13 keys in struct uid_gid_map's own line (modelled
- *    as 15, the last two U32_MAX, so that one search fits every node);
- *  - an inner line of 15 keys, and below it another: each key is the
- *    first key of the subtree to its right, 16 subtrees a line;
+ *  - the map's own line: the root's 7 keys, and where the rest lies;
+ *  - as few inner levels as the map needs (none up to 40 extents, one up
+ *    to 640, two beyond), each a line of 15 keys: a key is the first key
+ *    of the subtree to its right, 16 subtrees a line;
  *  - a line of 5 extents (60 bytes), searched in place.
  *
- * Each line is searched by halving, 4 steps for 16 subtrees and 3 for 5
- * extents: 15 compare steps, the least a comparison search can do with
- * 4 lines (log2(4096) = 12 at best, and lines do not split evenly).  Two
- * spellings are measured, with conditional adds (setcc, no branch) and
- * with branches; the compiler picks its best instructions for each.  The
- * reference is what our kernel does for a one-extent map: test the count
- * and the one extent.
+ * Each line is searched by halving: 3 steps in the root, 4 in an inner
+ * line, 2 or 3 among 5 extents, so 13 to 14 compare steps at 4096
+ * extents, 9 to 10 at 340.  The compiler picks its own instructions (gcc
+ * -O2: branches).  The reference is what our kernel does for a one-extent
+ * map: test the count and the one extent, kept in the map itself.
  *
  * Run by scripts/fourlines.sh under valgrind's callgrind (instructions,
- * not time): one process per shape and lookup, counting only inside the
+ * not time): one process per shape and size, counting only inside the
  * lookup function.  Every answer is first checked against a scan of the
  * extents, so the model is a working index, not a sketch.
  *
- * Usage: fourlines SHAPE N LOOKUP, LOOKUP one of one, setcc, branch;
- * prints the number of lookups made.
+ * Usage: fourlines SHAPE N one|four; prints the number of lookups made
+ * and the lines each touches.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -42,56 +40,78 @@ struct extent {
 	uint32_t first, lower_first, count;
 };
 
+/* 5 extents (60 bytes) of a line, searched in place. */
 struct leaf {
 	struct extent e[5];
 	uint32_t pad;
 } __attribute__((aligned(64)));
 
+/* 15 keys: the first key of each of a node's last 15 of 16 subtrees. */
 struct node {
 	uint32_t key[15];
 	uint32_t pad;
 } __attribute__((aligned(64)));
 
+/*
+ * The map's own line (48 bytes): the root's 7 keys (8 subtrees), how many
+ * inner levels there are below it (0 to 2, as few as the extents need),
+ * and one allocation: the nodes of the upper inner level, then those of
+ * the lower one, then the leaves.
+ */
 struct map {
 	uint32_t nr_extents;
-	uint32_t root[15];
-	struct node *l2, *l1;
-	struct leaf *leaf;
+	uint16_t levels, upper;	/* inner levels; nodes of the upper one */
+	uint32_t root[7];
+	uint32_t lower;		/* nodes of the lower inner level */
+	const struct node *base;
 } __attribute__((aligned(64)));
 
-/* Keys at most @id among 15 sorted keys (U32_MAX pads): 0 to 15. */
-static inline unsigned int rank_setcc(const uint32_t *key, uint32_t id)
-{
-	unsigned int r = 0;
+_Static_assert(sizeof(struct map) == 64, "the map is one line");
+_Static_assert(__builtin_offsetof(struct map, base) + sizeof(void *) <= 64,
+	       "the root and where its subtrees are lie in the map's line");
 
-	r += (key[r + 7] <= id) << 3;
-	r += (key[r + 3] <= id) << 2;
-	r += (key[r + 1] <= id) << 1;
-	r += key[r] <= id;
-	return r;
+/*
+ * Keys at most @id among 7 sorted keys (U32_MAX pads): 0 to 7.  Moving a
+ * pointer, not an index: a compare, a branch and an add a step.
+ */
+static inline unsigned int rank7(const uint32_t *key, uint32_t id)
+{
+	const uint32_t *k = key;
+
+	if (k[3] <= id)
+		k += 4;
+	if (k[1] <= id)
+		k += 2;
+	if (k[0] <= id)
+		k += 1;
+	return k - key;
 }
 
-static inline unsigned int rank_branch(const uint32_t *key, uint32_t id)
+/* The same among 15: 0 to 15. */
+static inline unsigned int rank15(const uint32_t *key, uint32_t id)
 {
-	unsigned int r = 0;
+	const uint32_t *k = key;
 
-	if (key[r + 7] <= id)
-		r += 8;
-	if (key[r + 3] <= id)
-		r += 4;
-	if (key[r + 1] <= id)
-		r += 2;
-	if (key[r] <= id)
-		r += 1;
-	return r;
+	if (k[7] <= id)
+		k += 8;
+	if (k[3] <= id)
+		k += 4;
+	if (k[1] <= id)
+		k += 2;
+	if (k[0] <= id)
+		k += 1;
+	return k - key;
 }
 
 /* The last of a line's 5 extents whose first is at most @id (or the first). */
 static inline const struct extent *leaf_find(const struct leaf *l, uint32_t id)
 {
-	unsigned int i = (l->e[2].first <= id) << 1;
+	unsigned int i = 0;
 
-	i += l->e[i + 1].first <= id;
+	if (l->e[2].first <= id)
+		i = 2;
+	if (l->e[i + 1].first <= id)
+		i++;
 	if (i == 3 && l->e[4].first <= id)
 		i = 4;
 	return &l->e[i];
@@ -104,68 +124,91 @@ static inline uint32_t extent_down(const struct extent *e, uint32_t id)
 	return (uint32_t)-1;
 }
 
-__attribute__((noinline)) uint32_t find_setcc(const struct map *m, uint32_t id)
+/* Root, then as many inner levels as the map has, then its leaf line. */
+__attribute__((noinline)) uint32_t find_four(const struct map *m, uint32_t id)
 {
-	unsigned int a = rank_setcc(m->root, id);
-	unsigned int b = 16 * a + rank_setcc(m->l2[a].key, id);
-	unsigned int c = 16 * b + rank_setcc(m->l1[b].key, id);
+	const struct node *n = m->base;
+	unsigned int i = rank7(m->root, id);
 
-	return extent_down(leaf_find(&m->leaf[c], id), id);
-}
-
-__attribute__((noinline)) uint32_t find_branch(const struct map *m, uint32_t id)
-{
-	unsigned int a = rank_branch(m->root, id);
-	unsigned int b = 16 * a + rank_branch(m->l2[a].key, id);
-	unsigned int c = 16 * b + rank_branch(m->l1[b].key, id);
-
-	return extent_down(leaf_find(&m->leaf[c], id), id);
+	switch (m->levels) {
+	case 2:
+		i = 16 * i + rank15(n[i].key, id);
+		n += m->upper;
+		/* fall through */
+	case 1:
+		i = 16 * i + rank15(n[i].key, id);
+		n += m->lower;
+		/* fall through */
+	default:
+		break;
+	}
+	return extent_down(leaf_find((const struct leaf *)n + i, id), id);
 }
 
 /* Our kernel's one-extent map: the count, then the extent in the map. */
 __attribute__((noinline)) uint32_t find_one(const struct map *m, uint32_t id)
 {
-	const struct extent *e = &m->leaf[0].e[0];
+	const struct extent *e = (const struct extent *)m->root;
 
 	if (!m->nr_extents)
 		return (uint32_t)-1;
 	return extent_down(e, id);
 }
 
-#define LEAVES (14 * 16 * 16)
-
 static void build(struct map *m, unsigned int n)
 {
-	unsigned int i;
+	unsigned int leaves = (n + 4) / 5, span = 1, i, l, nodes[2] = { 0, 0 };
+	unsigned int all, total, first;
+	struct node *node;
+	struct leaf *leaf;
 
+	memset(m, 0, sizeof(*m));
 	m->nr_extents = n;
-	m->leaf = aligned_alloc(64, LEAVES * sizeof(struct leaf));
-	m->l1 = aligned_alloc(64, LEAVES / 16 * sizeof(struct node));
-	m->l2 = aligned_alloc(64, LEAVES / 256 * sizeof(struct node));
-	if (!m->leaf || !m->l1 || !m->l2) {
+	/* Fewest inner levels: the root has 8 subtrees, a node 16. */
+	while (8 * span < leaves && m->levels < 2) {
+		span *= 16;
+		m->levels++;
+	}
+	if (8 * span < leaves) {
+		fprintf(stderr, "fourlines: %u extents do not fit 4 lines\n", n);
+		exit(2);
+	}
+	/* Nodes per level, the lower level first: one per 16 below. */
+	for (l = 0, all = leaves; l < m->levels; l++) {
+		all = (all + 15) / 16;
+		nodes[l] = all;
+	}
+	m->lower = m->levels ? nodes[0] : 0;
+	m->upper = m->levels == 2 ? nodes[1] : 0;
+	total = m->upper + m->lower;
+	node = aligned_alloc(64, total * sizeof(*node) + 16 * span * 8 * sizeof(*leaf));
+	if (!node) {
 		perror("fourlines");
 		exit(2);
 	}
-	memset(m->leaf, 0xff, LEAVES * sizeof(struct leaf));
-	memset(m->l1, 0xff, LEAVES / 16 * sizeof(struct node));
-	memset(m->l2, 0xff, LEAVES / 256 * sizeof(struct node));
-	memset(m->root, 0xff, sizeof(m->root));
-	for (i = 0; i < LEAVES * 5; i++)
-		m->leaf[i / 5].e[i % 5].count = 0;
+	memset(node, 0xff, total * sizeof(*node));
+	leaf = (struct leaf *)(node + total);
+	memset(leaf, 0xff, 16 * span * 8 * sizeof(*leaf));
+	for (i = 0; i < 16 * span * 8 * 5; i++)
+		leaf[i / 5].e[i % 5].count = 0;
 	for (i = 0; i < n; i++)
-		m->leaf[i / 5].e[i % 5] = (struct extent){ ext_first[i],
+		leaf[i / 5].e[i % 5] = (struct extent){ ext_first[i],
 			ext_lower[i], ext_count[i] };
-	/* A subtree's separator is its first leaf's first key. */
-	for (i = 1; i < LEAVES; i++) {
-		uint32_t key = m->leaf[i].e[0].first;
-
-		if (i % 16)
-			m->l1[i / 16].key[i % 16 - 1] = key;
-		else if (i % 256)
-			m->l2[i / 256].key[i / 16 % 16 - 1] = key;
+	memset(m->root, 0xff, sizeof(m->root));
+	/*
+	 * Leaf i's first key separates it from leaf i - 1 at the level where
+	 * their paths part: a lower node's slot, an upper node's, the root's.
+	 */
+	for (i = 1; i < leaves; i++) {
+		first = leaf[i].e[0].first;
+		if (m->levels >= 1 && i % 16)
+			node[m->upper + i / 16].key[i % 16 - 1] = first;
+		else if (m->levels == 2 && i / 16 % 16)
+			node[i / 256].key[i / 16 % 16 - 1] = first;
 		else
-			m->root[i / 256 - 1] = key;
+			m->root[i / span - 1] = first;
 	}
+	m->base = node;
 }
 
 static uint32_t scan(unsigned int n, uint32_t id)
@@ -187,7 +230,7 @@ int main(int argc, char **argv)
 	volatile uint32_t sink = 0;
 
 	if (argc != 4 || atoi(argv[2]) < 1 || atoi(argv[2]) > MAXN) {
-		fprintf(stderr, "usage: fourlines SHAPE N one|setcc|branch\n");
+		fprintf(stderr, "usage: fourlines SHAPE N one|four\n");
 		return 2;
 	}
 	n = atoi(argv[2]);
@@ -200,10 +243,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[3], "one"))
 		find = find_one;
-	else if (!strcmp(argv[3], "setcc"))
-		find = find_setcc;
-	else if (!strcmp(argv[3], "branch"))
-		find = find_branch;
+	else if (!strcmp(argv[3], "four"))
+		find = find_four;
 	else {
 		fprintf(stderr, "fourlines: no lookup %s\n", argv[3]);
 		return 2;
@@ -212,6 +253,9 @@ int main(int argc, char **argv)
 		n = 1;
 	layouts[s].make(n);
 	build(&m, n);
+	if (find == find_one)	/* the kernel keeps it in the map itself */
+		memcpy(m.root, &(struct extent){ ext_first[0], ext_lower[0],
+						 ext_count[0] }, sizeof(struct extent));
 	/* An id inside each extent and one just past it, as cachelines.c. */
 	for (i = 0; i < n; i++) {
 		ids[nids++] = ext_first[i] + ext_count[i] / 2;
@@ -227,6 +271,7 @@ int main(int argc, char **argv)
 	for (r = 0; r < ROUNDS; r++)
 		for (i = 0; i < nids; i++, calls++)
 			sink += find(&m, ids[i]);
-	printf("%u\n", calls);
+	/* Lines a lookup touches: the map's, its inner levels', a leaf. */
+	printf("%u %u\n", calls, 2 + m.levels);
 	return 0;
 }
