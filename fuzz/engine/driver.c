@@ -17,6 +17,9 @@
  *
  * Exit status 1 on any mismatch (the first 20 maps are written to
  * fail_N.txt, to replay with -r) or WARN_ON_ONCE() hit.
+ *
+ * map_write() needs the rest of the kernel: write_map() below repeats its
+ * steps, and a change to them in the engine must be made here too.
  */
 #include "engine.c"
 #include <stdarg.h>

@@ -16,9 +16,11 @@ import sys
 if len(sys.argv) != 3:
     sys.exit('usage: gen_engine.py TREE OUTDIR')
 tree, outdir = sys.argv[1], sys.argv[2]
-lines = open(tree + '/kernel/user_idmap.c').read().split('\n')
+src = tree + '/kernel/user_idmap.c'
+lines = open(src).read().split('\n')
 # (first line, last line) of each part left out, in the file's order; the
 # last line is the first line matching its pattern at or after the first.
+# new_idmap_permitted() appears twice: its declaration, then its body.
 drops = [
     (r'^static bool new_idmap_permitted\(const struct file \*file,$', r'\);$'),
     (r'^kuid_t __make_kuid\(', r'^EXPORT_SYMBOL\(from_kprojid_munged\);$'),
@@ -43,11 +45,15 @@ while i < len(lines):
         continue
     if d < len(drops) and re.match(drops[d][0], line):
         j = i
-        while not re.search(drops[d][1], lines[j]):
+        while j < len(lines) and not re.search(drops[d][1], lines[j]):
             j += 1
         if 'proc_projid_seq_operations' in drops[d][1]:
-            while lines[j] != '};':
+            while j < len(lines) and lines[j] != '};':
                 j += 1
+        if j == len(lines):
+            sys.exit('gen_engine.py: %s:%d: no end /%s/ after /%s/; update'
+                     ' the patterns in fuzz/engine/gen_engine.py' %
+                     (src, i + 1, drops[d][1], drops[d][0]))
         out.append('#if 0 /* gen_engine.py: needs the rest of the kernel */')
         out.extend(lines[i:j + 1])
         out.append('#endif')
@@ -57,12 +63,17 @@ while i < len(lines):
     out.append(line)
     i += 1
 if d != len(drops):
-    sys.exit('gen_engine.py: %s: only %d of the %d parts to leave out were found;'
-             ' update the patterns in fuzz/engine/gen_engine.py' %
-             (tree + '/kernel/user_idmap.c', d, len(drops)))
+    sys.exit('gen_engine.py: %s: no line /%s/ (part %d of %d to leave out,'
+             ' looked for in the file\'s order); update the patterns in'
+             ' fuzz/engine/gen_engine.py' % (src, drops[d][0], d + 1, len(drops)))
 open(outdir + '/engine.c', 'w').write('\n'.join(out))
-h = open(tree + '/include/linux/user_namespace.h').read()
-a = h.index('#define UID_GID_MAP_MAX_BASE_EXTENTS')
-b = h.index('#define USERNS_SETGROUPS_ALLOWED')
+hdr = tree + '/include/linux/user_namespace.h'
+h = open(hdr).read()
+a = h.find('#define UID_GID_MAP_MAX_BASE_EXTENTS')
+b = h.find('#define USERNS_SETGROUPS_ALLOWED')
+if a < 0 or b < a:
+    sys.exit('gen_engine.py: %s: the map types are no longer between'
+             ' UID_GID_MAP_MAX_BASE_EXTENTS and USERNS_SETGROUPS_ALLOWED;'
+             ' update fuzz/engine/gen_engine.py' % hdr)
 open(outdir + '/idmap_types.h', 'w').write(
     '/* from include/linux/user_namespace.h, verbatim */\n' + h[a:b])
