@@ -14,6 +14,11 @@
 #   kunit-*               patched kernel, check.sh on it alone (no tools, no
 #                         fuzzing); a case of the engine's KUnit suite must be
 #                         among what fails
+#   conformance-*         the same run; a test of the conformance suite
+#                         (tools/testing/selftests/userns_idmap) must be among
+#                         what fails
+#   diffcheck-*           no kernel: diffcheck.sh, the engine built in user
+#                         space at 4 and 64 KiB pages, must find a difference
 # Exit status 0 when the checker caught the plant; its output is in
 # build/results/plant-NAME.log.
 set -euo pipefail
@@ -30,8 +35,9 @@ kasan-* | kmemleak-*) variant=patched-debug; check=(env VARIANTS=patched-debug "
 kcsan-*) variant=patched-kcsan; check=("$TOP/scripts/check-kcsan.sh") ;;
 fuzz-*) variant=patched; check=(env FUZZ_NAME=plant-fuzz SEEDS=1 COUNT="${PLANT_FUZZ_COUNT:-3000}" "$TOP/scripts/fuzz.sh") ;;
 tools-*) variant=patched; check=(env VARIANTS=patched FUZZ_COUNT=0 "$TOP/scripts/check.sh") ;;
-stress-* | kunit-*) variant=patched; check=(env VARIANTS=patched FUZZ_COUNT=0 TOOL_TESTS= "$TOP/scripts/check.sh") ;;
-*) die "plant '$name' names no checker" "name it kasan-*, kmemleak-*, kcsan-*, fuzz-*, tools-*, stress-* or kunit-*" ;;
+stress-* | kunit-* | conformance-*) variant=patched; check=(env VARIANTS=patched FUZZ_COUNT=0 TOOL_TESTS= "$TOP/scripts/check.sh") ;;
+diffcheck-*) variant=; check=("$TOP/scripts/diffcheck.sh") ;;
+*) die "plant '$name' names no checker" "name it kasan-*, kmemleak-*, kcsan-*, fuzz-*, tools-*, stress-*, kunit-*, conformance-* or diffcheck-*" ;;
 esac
 [ -z "$(tree_git status --porcelain --untracked-files=no)" ] ||
 	die "the tree has uncommitted edits" "commit or drop them in $TREE first"
@@ -40,13 +46,16 @@ log=$BUILD/results/plant-$name.log
 mkdir -p "$BUILD/results"
 restore() {
 	tree_git apply -R "$patch"
+	[ -n "$variant" ] || return 0
 	info "plant taken out; rebuilding the $variant kernel"
 	"$TOP/scripts/build-kernel.sh" "$variant"
 }
 tree_git apply "$patch"
 trap restore EXIT
-info "planted $name; building the $variant kernel"
-"$TOP/scripts/build-kernel.sh" "$variant"
+if [ -n "$variant" ]; then
+	info "planted $name; building the $variant kernel"
+	"$TOP/scripts/build-kernel.sh" "$variant"
+fi
 info "running ${check[*]##*/} (log: $log)"
 set +e
 "${check[@]}" >"$log" 2>&1
@@ -67,6 +76,14 @@ if [[ $name == stress-* ]] && ! grep -q 'trees_freed_memory_returns:Expected aft
 fi
 if [[ $name == kunit-* ]] && ! grep -qE '^ +not ok [0-9]+ idmap_test_' "$log"; then
 	echo "NOT CAUGHT by the KUnit suite: check.sh failed, but no case of user_idmap's KUnit suite did"
+	exit 1
+fi
+if [[ $name == diffcheck-* ]] && ! grep -q '^FAILED: diffcheck' "$log"; then
+	echo "NOT CAUGHT by diffcheck: it failed, but found no difference"
+	exit 1
+fi
+if [[ $name == conformance-* ]] && ! grep -qE '^FAILED: [a-z_]+_test: not ok ' "$log"; then
+	echo "NOT CAUGHT by the conformance suite: check.sh failed, but none of its tests did"
 	exit 1
 fi
 echo "caught: ${check[*]##*/} failed with plants/$name.patch applied, as it must"
