@@ -63,7 +63,7 @@ def main():
         lines.append("")
         lines.append("Memory per map (bytes): MemFree before and after 1000 namespaces with one")
         lines.append("uid_map each, less the same with one-extent maps.  Our bound: 60 N + 32,")
-        lines.append("in whole pages beyond two pages; unprivileged writers: two pages.  The")
+        lines.append("in whole pages beyond two pages; unprivileged writers: 8 KiB.  The")
         lines.append("guest's other allocations move MemFree by about 3 KB per map: small maps")
         lines.append("are not resolved (KUnit checks their exact size).")
         lines.append("")
@@ -73,7 +73,7 @@ def main():
             bound = 60 * n + 32
             pages = (bound + 4095) // 4096 * 4096 if bound > 8192 else bound
             if width.endswith("-unprivileged"):
-                pages = min(pages, 8192)  # two pages, as stock
+                pages = min(pages, 8192)  # stock's two 4 KiB arrays
             lines.append("| %s | %d | %s | %s | %d |" % (
                 width, n, mem[(width, n)].get("stock", "-"), mem[(width, n)].get("patched", "-"), pages))
     # Run to run: the largest relative difference per workload.
