@@ -71,37 +71,24 @@ _Static_assert(__builtin_offsetof(struct map, base) + sizeof(void *) <= 64,
 	       "the root and where its subtrees are lie in the map's line");
 
 /*
- * Keys at most @id among 7 sorted keys (U32_MAX pads): 0 to 7.  Moving a
- * pointer, not an index: a compare, a branch and an add a step.
+ * Keys at most @id among @half * 2 - 1 sorted keys (U32_MAX pads): 0 to
+ * @half * 2 - 1.  Halving by moving a pointer, not an index: a compare, a
+ * branch and an add a step (the loop unrolled: @half is a constant).
  */
-static inline unsigned int rank7(const uint32_t *key, uint32_t id)
+static inline unsigned int rank(const uint32_t *key, unsigned int half,
+				uint32_t id)
 {
 	const uint32_t *k = key;
 
-	if (k[3] <= id)
-		k += 4;
-	if (k[1] <= id)
-		k += 2;
-	if (k[0] <= id)
-		k += 1;
+#pragma GCC unroll 4
+	for (; half; half /= 2)
+		if (k[half - 1] <= id)
+			k += half;
 	return k - key;
 }
 
-/* The same among 15: 0 to 15. */
-static inline unsigned int rank15(const uint32_t *key, uint32_t id)
-{
-	const uint32_t *k = key;
-
-	if (k[7] <= id)
-		k += 8;
-	if (k[3] <= id)
-		k += 4;
-	if (k[1] <= id)
-		k += 2;
-	if (k[0] <= id)
-		k += 1;
-	return k - key;
-}
+#define rank7(key, id)	rank(key, 4, id)
+#define rank15(key, id)	rank(key, 8, id)
 
 /* The last of a line's 5 extents whose first is at most @id (or the first). */
 static inline const struct extent *leaf_find(const struct leaf *l, uint32_t id)

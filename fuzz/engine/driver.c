@@ -217,6 +217,22 @@ static int build_from(struct uid_gid_map *map, struct uid_gid_map *parent,
 }
 
 /* ------------------------------------------------------- generators */
+
+/* 0 .. @n - 1 in @perm, in order or, with @shuffle, in a random order. */
+static void permutation(u32 *perm, u32 n, bool shuffle)
+{
+	u32 i, j, t;
+
+	for (i = 0; i < n; i++)
+		perm[i] = i;
+	for (i = n; shuffle && i > 1; i--) {
+		j = rndn(i);
+		t = perm[i - 1];
+		perm[i - 1] = perm[j];
+		perm[j] = t;
+	}
+}
+
 enum { L_DENSE, L_EVEN, L_RANDGAP, L_CLUSTER_FAR, L_FAR_CLUSTER, L_BIMODAL,
        L_NESTED, L_NESTED_REV, L_STRIDE, L_CROWD, L_WORST, L_MAXSIZE, NR_LAYOUTS };
 
@@ -777,6 +793,44 @@ static void check_index(const struct uid_gid_map *map, bool up)
 	}
 }
 
+/*
+ * Every id around the edges of the lines (down) or of the parent's
+ * extents (up), of the stored extents and of the index's slots, 0,
+ * U32_MAX and random ids, mapped @up or down, against the reference:
+ * the number of ids checked.
+ */
+static u32 check_direction(struct uid_gid_map *map, struct refmaps *r,
+			   const ext_t *fwd, u32 nr, bool up)
+{
+	const struct soa *near = up ? &r->parent : &r->lines;
+	u32 i, k, id, got, want;
+
+	nprobes = 0;
+	probe(0); probe(1); probe(U32_MAX - 1); probe(U32_MAX); probe(U32_MAX - 2);
+	for (i = 0; i < near->n; i++)
+		probe4(up ? near->lower[i] : near->first[i], near->count[i]);
+	for (i = 0; i < nr; i++)
+		probe4(extent_key(&fwd[i], up), fwd[i].count);
+	if (nr > UID_GID_MAP_MAX_BASE_EXTENTS)
+		probe_index(up ? &map->up : &map->down);
+	for (i = 0; i < 64; i++)
+		probe(rnd32());
+	for (i = 0; i < 64 && nr; i++) {
+		k = rndn(nr);
+		probe(extent_key(&fwd[k], up) + rndn(fwd[k].count));
+	}
+	for (i = 0; i < nprobes; i++) {
+		id = probes[i];
+		got = up ? map_id_up(map, id) : map_id_down(map, id);
+		want = up ? ref_up(r, id) : ref_down(r, id);
+		if (nr > UID_GID_MAP_MAX_BASE_EXTENTS && uid_gid_map_kunit_in_node(map, id, up))
+			st[cur_shape].in_node++;
+		if (got != want)
+			mismatch("%s(%u) = %u, want %u", up ? "up" : "down", id, got, want);
+	}
+	return nprobes;
+}
+
 static void check_map(struct uid_gid_map *map, struct refmaps *r, bool split)
 {
 	u32 nr = map->nr_extents, i, k, id, got, want;
@@ -812,58 +866,8 @@ static void check_map(struct uid_gid_map *map, struct refmaps *r, bool split)
 				mismatch("inline slot %u past nr not zero", i);
 	}
 
-	/* ---- down */
-	nprobes = 0;
-	probe(0); probe(1); probe(U32_MAX - 1); probe(U32_MAX); probe(U32_MAX - 2);
-	for (i = 0; i < r->lines.n; i++)
-		probe4(r->lines.first[i], r->lines.count[i]);
-	for (i = 0; i < nr; i++)
-		probe4(fwd[i].first, fwd[i].count);
-	if (nr > UID_GID_MAP_MAX_BASE_EXTENTS)
-		probe_index(&map->down);
-	for (i = 0; i < 64; i++)
-		probe(rnd32());
-	for (i = 0; i < 64 && nr; i++) {
-		k = rndn(nr);
-		probe(fwd[k].first + rndn(fwd[k].count));
-	}
-	for (i = 0; i < nprobes; i++) {
-		id = probes[i];
-		got = map_id_down(map, id);
-		want = ref_down(r, id);
-		if (nr > UID_GID_MAP_MAX_BASE_EXTENTS && uid_gid_map_kunit_in_node(map, id, false))
-			s->in_node++;
-		if (got != want)
-			mismatch("down(%u) = %u, want %u", id, got, want);
-	}
-	s->down += nprobes;
-
-	/* ---- up */
-	nprobes = 0;
-	probe(0); probe(1); probe(U32_MAX - 1); probe(U32_MAX); probe(U32_MAX - 2);
-	for (i = 0; i < nr; i++)
-		probe4(fwd[i].lower_first, fwd[i].count);
-	if (r->parent.n)
-		for (i = 0; i < r->parent.n; i++)
-			probe4(r->parent.lower[i], r->parent.count[i]);
-	if (nr > UID_GID_MAP_MAX_BASE_EXTENTS)
-		probe_index(&map->up);
-	for (i = 0; i < 64; i++)
-		probe(rnd32());
-	for (i = 0; i < 64 && nr; i++) {
-		k = rndn(nr);
-		probe(fwd[k].lower_first + rndn(fwd[k].count));
-	}
-	for (i = 0; i < nprobes; i++) {
-		id = probes[i];
-		got = map_id_up(map, id);
-		want = ref_up(r, id);
-		if (nr > UID_GID_MAP_MAX_BASE_EXTENTS && uid_gid_map_kunit_in_node(map, id, true))
-			s->in_node++;
-		if (got != want)
-			mismatch("up(%u) = %u, want %u", id, got, want);
-	}
-	s->up += nprobes;
+	s->down += check_direction(map, r, fwd, nr, false);
+	s->up += check_direction(map, r, fwd, nr, true);
 
 	/* ---- ranges down, against the stored extents */
 	for (i = 0; i < nr && i < 256; i++) {
@@ -1001,12 +1005,7 @@ static void run_one(int shape)
 			static u32 c[MAXN], pos[MAXN], pos2[MAXN], perm[MAXN], c2[MAXN], tmp[MAXN];
 			gen_counts(c, np, rndn(2) ? C_SMALL : (rndn(2) ? C_ONE : C_LOG));
 			layout(pos, c, np, rndn(3) ? L_DENSE : L_RANDGAP, rndn(6) == 0);
-			for (i = 0; i < np; i++)
-				perm[i] = i;
-			for (i = np; i > 1; i--) {
-				u32 j = rndn(i), t = perm[i - 1];
-				perm[i - 1] = perm[j]; perm[j] = t;
-			}
+			permutation(perm, np, true);
 			for (i = 0; i < np; i++)
 				c2[i] = c[perm[i]];
 			layout(pos2, c2, np, rndn(NR_LAYOUTS), rndn(6) == 0);
@@ -1071,13 +1070,7 @@ static void run_one(int shape)
 				c[i] = e[i].count;
 			/* child first column: a layout over a permutation of the lines */
 			static u32 perm[MAXN], c2[MAXN];
-			for (i = 0; i < n; i++)
-				perm[i] = i;
-			if (rndn(2))
-				for (i = n; i > 1; i--) {
-					u32 j = rndn(i), t = perm[i - 1];
-					perm[i - 1] = perm[j]; perm[j] = t;
-				}
+			permutation(perm, n, rndn(2));
 			for (i = 0; i < n; i++)
 				c2[i] = c[perm[i]];
 			layout(pos, c2, n, rndn(NR_LAYOUTS), rndn(6) == 0);
