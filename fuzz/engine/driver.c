@@ -285,7 +285,6 @@ static void layout(u32 *pos, const u32 *c, u32 n, int mode, bool endalign)
 	case L_NESTED:
 	case L_NESTED_REV: {
 		/* pairs of keys, each pair far from the rest at a smaller scale */
-		u32 half = n / 2;
 		for (i = 1; i < n; i++) {
 			u32 k = (i - 1) / 2;
 			if ((i - 1) % 2 == 0)
@@ -300,7 +299,6 @@ static void layout(u32 *pos, const u32 *c, u32 n, int mode, bool endalign)
 			for (i = 1; i < 1 + (n - 1) / 2; i++) {
 				u64 t = g[i]; g[i] = g[n - i]; g[n - i] = t;
 			}
-		(void)half;
 		break;
 	}
 	case L_STRIDE: {
@@ -998,7 +996,7 @@ static void run_one(int shape)
 	} else {
 		/* A parent of runs of contiguous ids (many extents), and a child
 		 * whose lower ranges cross the parent's extents. */
-		u32 nrun, li;
+		u32 li;
 		u64 cur, endrun;
 		np = pick_n();
 		{
@@ -1027,10 +1025,8 @@ static void run_one(int shape)
 		cur_nparent = np;
 		/* child lines: random sub-ranges of the parent's runs */
 		n = 0;
-		nrun = 0;
 		for (i = 0; i < np && n < MAXN; ) {
 			u32 j = i;
-			(void)nrun;
 			cur = pe[i].first;
 			while (j + 1 < np && (u64)pe[j].first + pe[j].count == pe[j + 1].first)
 				j++;

@@ -12,8 +12,6 @@
 #include <ctype.h>
 
 typedef uint64_t u64; typedef uint32_t u32; typedef uint16_t u16; typedef uint8_t u8;
-typedef int64_t s64; typedef int32_t s32;
-typedef long ssize_t_;
 #define U32_MAX ((u32)~0U)
 #ifndef SIZE_MAX
 #define SIZE_MAX ((size_t)-1)
