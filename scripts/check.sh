@@ -19,7 +19,8 @@ results=$BUILD/results
 mkdir -p "$results"
 # The container-tool tests (guest/tools/NAME.sh), on stock and ours, in
 # the tools image (scripts/mktoolsimg.sh); TOOL_TESTS="" leaves them out.
-tool_tests=${TOOL_TESTS-bwrap lxc_usernsexec crun runc podman_unshare buildah_unshare newuidmap_4096 podman_run tool_limits}
+all_tools="bwrap lxc_usernsexec crun runc podman_unshare buildah_unshare newuidmap_4096 podman_run tool_limits"
+tool_tests=${TOOL_TESTS-$all_tools}
 # ONLY_TOOLS=1 (make clients): the tool tests alone, no type checks, no
 # conformance boot, no fuzzing.
 only_tools=${ONLY_TOOLS:-}
@@ -139,6 +140,22 @@ if [ -z "$only_tools" ] && [ "$fuzz_count" -gt 0 ] && [[ " $variants " == *" pat
 		echo "not ok 1 fuzz_differential"
 		tf=$((tf + 1))
 		summary="$summary fuzz: 0/1/0"
+	fi
+fi
+
+# A full run (every kernel, every tool test, the fuzzing comparison as
+# documented) leaves its summary in docs/results/BASE/check.txt, committed:
+# make docs quotes it in README.md and docs/testing.md.
+if [ -z "$only_tools" ] && [ "$variants" = "patched stock nouserns" ] &&
+	[ "$tool_tests" = "$all_tools" ] &&
+	[ "$fuzz_seed" = 2026 ] && [ "$fuzz_count" = 6000 ]; then
+	sumfile=$TOP/docs/results/$KBASE/check.txt
+	if ! {
+		echo "# make check BASE=$KBASE: $SRC_PKG $(source_version), series/$KBASE $(series_hash | cut -c1-12), $(date +%F)"
+		echo "# per kernel (passed/failed/skipped):$summary"
+		echo "$tp passed, $tf failed, $ts skipped"
+	} 2>/dev/null >"$sumfile"; then
+		info "could not write $sumfile"
 	fi
 fi
 
