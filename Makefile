@@ -14,7 +14,7 @@ B := $(if $(filter 6.1,$(BASE)),build,build/$(BASE))
 
 .PHONY: help deps tree export kernel kernel-patched kernel-stock kernel-nouserns kernels tests initramfs \
 	kernel-debug kernel-stock-debug kernel-kcsan toolsimg clients check check-debug check-kcsan \
-	fuzz plant run shell bench profile holdtime fourlines diffcheck lint bisect samecode clean distclean
+	fuzz plant run shell bench profile holdtime fourlines diffcheck docs docs-check lint bisect samecode clean distclean
 
 help:
 	@echo 'make run           build the patched kernel, boot it, run the demo'
@@ -33,7 +33,9 @@ help:
 	@echo 'make tree          extract the source into build/linux and apply series/'
 	@echo 'make export        write the tree'"'"'s commits back into series/'
 	@echo 'make kernel        build the patched kernel (kernel-stock: the stock one)'
-	@echo 'make lint          shellcheck, checkpatch --strict on series/'
+	@echo 'make docs          rewrite the generated tables of README.md, docs/ from docs/results/'
+	@echo 'make docs-check    fail if those tables, or the README'"'"'s test counts, are stale'
+	@echo 'make lint          docs-check, shellcheck, checkpatch --strict on series/, sparse'
 	@echo 'make bisect        build every prefix of the series'
 	@echo 'make samecode OLD= every prefix compiles as at repo commit OLD (rework check)'
 	@echo 'make deps          install the Debian packages everything needs'
@@ -127,6 +129,13 @@ fourlines:
 
 diffcheck: tree
 	@$(S)/diffcheck.sh
+
+# No kernel tree: the committed results in docs/results/ only.
+docs:
+	@$(S)/docs.sh
+
+docs-check:
+	@$(S)/docs.sh --check
 
 lint: tree
 	@$(S)/lint.sh

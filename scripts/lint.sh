@@ -1,10 +1,15 @@
 #!/bin/bash
-# make lint: shellcheck on the harness, checkpatch --strict on series/,
-# and sparse + W=1 on the files the series touches (patched kernel).
+# make lint: the generated tables of README.md and docs/ (docs.sh --check,
+# first: it needs no kernel tree), shellcheck on the harness,
+# checkpatch --strict on series/, and sparse + W=1 on the files the series
+# touches (patched kernel).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 fail=0
+info "docs: the tables and counts of README.md and docs/ against docs/results/"
+"$TOP/scripts/docs.sh" --check || fail=1
+
 info "shellcheck"
 shellcheck -x -P SCRIPTDIR "$TOP"/scripts/*.sh "$TOP"/guest/*.sh "$TOP"/guest/tools/*.sh "$TOP"/guest/init "$TOP"/.ci/run || fail=1
 
