@@ -12,13 +12,9 @@ except in the documented classes below, which are checked, not waived:
           Accepted: stock's grammar must accept the text (the generator's
           model), the second write must get EPERM (write-once), and every
           lookup must return what the model computes for the map as written.
-  split   a line's lower range is covered by the parent's map, but not by
-          one of its extents (range splitting, patch 12 of v5), every other line
-          is covered too, and stock's permission rules let this writer
-          write these lines (the model's 'perm').  Stock must refuse it
-          with EPERM; ours may accept it (or refuse it with EINVAL when its
-          pieces exceed the writer's limit, or EPERM); the same checks as
-          above follow.
+A line whose lower range the parent's map covers only across several of
+its extents is no class: the fuzzer's writes never ask for splitting, so
+ours must refuse it with EPERM as stock does, and any difference fails.
 
 "Every lookup must match the model" includes what the namespace reads back
 from its own map file (for a split map stored as more than five extents,
@@ -126,9 +122,7 @@ def explain(fl, ks, kp, mp):
     rest_s = [line for line in ks if not line.startswith('K W1 ')]
     rest_p = [line for line in kp if not line.startswith('K W1 ')]
     for cls, stock_errno, allowed in (
-            ('limits', 'EINVAL', fl.get('limits') == '1' and fl.get('priv') == '1'),
-            ('split', 'EPERM', fl.get('split') == '1' and fl.get('covered') == '1'
-             and fl.get('perm') == '1')):
+            ('limits', 'EINVAL', fl.get('limits') == '1' and fl.get('priv') == '1'),):
         if not allowed or w1s != stock_errno:
             continue
         if w1p in ('EINVAL', 'EPERM'):
