@@ -3,7 +3,9 @@
  * make diffcheck: the engine (kernel/user_idmap.c, made to build in user
  * space by gen_engine.py, every function the kernel's) checked against
  * naive linear scans (ref.c) on random and adversarial maps of 1 to 4096
- * extents: fourteen shapes, child maps split across a parent's extents,
+ * extents: fourteen shapes, child maps split across a parent's extents
+ * (each written with the split header and again without, where stock's
+ * rule must refuse a line no single parent extent holds with EPERM),
  * and writes whose allocations are made to fail.  For each map: the
  * result of the write (errno included) as computed independently, every
  * id at and around every extent's edges and every index slot's edges
@@ -59,7 +61,7 @@ static const char *const shape_name[] = {
 };
 struct stats {
 	u64 maps, maps_rejected_expected, extents, down, up, range, structural,
-	    overlap_checks, show_checks, split_maps, mismatches, in_node, unindexed, maxsearch;
+	    overlap_checks, split_maps, whole_writes, whole_eperm, mismatches, in_node, unindexed, maxsearch;
 	double size_ratio, ix_ratio, search_ratio;
 	u32 maxn;
 } st[NR_SHAPES];
@@ -95,7 +97,8 @@ static void soa_set(struct soa *s, const ext_t *e, u32 n)
  * Returns 0 or the error and *stage: 1 parse, 2 overlap, 3 translate, 4 build.
  */
 static int write_map(struct uid_gid_map *map, struct uid_gid_map *parent_map,
-		     char *kbuf, bool privileged, u32 max_extents, int *stage)
+		     char *kbuf, bool privileged, u32 max_extents, bool split,
+		     int *stage)
 {
 	struct uid_gid_map new_map;
 	unsigned int idx;
@@ -149,7 +152,7 @@ static int write_map(struct uid_gid_map *map, struct uid_gid_map *parent_map,
 		goto out;
 
 	*stage = 3;
-	ret = translate_map(&new_map, parent_map, max_extents, true);
+	ret = translate_map(&new_map, parent_map, max_extents, split);
 	if (ret < 0)
 		goto out;
 
@@ -201,10 +204,11 @@ static char *render(const ext_t *e, u32 n)
 }
 
 static int build_from(struct uid_gid_map *map, struct uid_gid_map *parent,
-		      const ext_t *e, u32 n, bool priv, u32 maxe, int *stage)
+		      const ext_t *e, u32 n, bool priv, u32 maxe, bool split,
+		      int *stage)
 {
 	char *buf = render(e, n);
-	int ret = write_map(map, parent, buf, priv, maxe, stage);
+	int ret = write_map(map, parent, buf, priv, maxe, split, stage);
 
 	free(buf);
 	return ret;
@@ -885,6 +889,8 @@ static void check_map(struct uid_gid_map *map, struct refmaps *r, bool split)
 	/* ---- a split map reads back as its pieces: the stored extents */
 	if (split && nr > r->lines.n)
 		s->split_maps++;
+	else if (!split && nr != r->lines.n)
+		mismatch("%u extents stored from %u lines, none split", nr, r->lines.n);
 
 	/* ---- a copy looks up the same */
 	{
@@ -947,7 +953,7 @@ static void run_one(int shape)
 	struct uid_gid_map map, parent;
 	bool priv = rndn(6) != 0, split = shape == S_SPLIT;
 	u32 maxe, n, np = 0, i;
-	int ret, stage, want_ret = 0;
+	int ret, stage, want_ret = 0, want_whole = 0;
 	struct uid_gid_map *pmap = &init_map;
 
 	cur_shape = shape;
@@ -982,7 +988,7 @@ static void run_one(int shape)
 				pe[i].count = c[i];
 			}
 		}
-		ret = build_from(&parent, &init_map, pe, np, true, MAXN, &stage);
+		ret = build_from(&parent, &init_map, pe, np, true, MAXN, true, &stage);
 		if (ret) {
 			fprintf(stderr, "parent build failed %d stage %d\n", ret, stage);
 			abort();
@@ -1078,6 +1084,9 @@ static void run_one(int shape)
 				}
 				if (covered != e[i].count)
 					perm_ok = false;
+				/* without the header: one parent extent per line */
+				if (k != 1 || covered != e[i].count)
+					want_whole = -EPERM;
 				total += k;
 			} else {
 				total++;
@@ -1085,14 +1094,15 @@ static void run_one(int shape)
 		}
 		if (!perm_ok)
 			want_ret = -EPERM;
+		else if (want_whole == 0 && total > n)
+			mismatch("reference: %llu pieces from %u whole lines", (unsigned long long)total, n);
 		else if (total > maxe)
 			want_ret = -EINVAL;
 		else if (total > UID_GID_MAP_MAX_BASE_EXTENTS &&
 			 !(priv || maxe > UID_GID_MAP_MAX_UNPRIVILEGED_EXTENTS)) {
 			/* unprivileged, stock bound: 8192 bytes even without index */
 			u64 b = ALIGN(2 * (total + 1) * 12, 8) + 4;
-			if (total > n)
-				b = ALIGN(2 * (total + 1) * 12, 8) + BITS_TO_LONGS(total) * 8 + 4;
+
 			if (b > 8192)
 				want_ret = -EINVAL;
 		}
@@ -1102,7 +1112,7 @@ static void run_one(int shape)
 	if (rndn(16) == 0) {
 		stub_fail_at = 1 + rndn(3);
 		stub_failed = 0;
-		ret = build_from(&map, pmap, e, n, priv, maxe, &stage);
+		ret = build_from(&map, pmap, e, n, priv, maxe, true, &stage);
 		enomem_checked++;
 		if (stub_failed) {
 			enomem_seen++;
@@ -1113,10 +1123,12 @@ static void run_one(int shape)
 		if (!ret)
 			uid_gid_map_free(&map);
 	}
-	ret = build_from(&map, pmap, e, n, priv, maxe, &stage);
+	ret = build_from(&map, pmap, e, n, priv, maxe, true, &stage);
 	st[shape].maps++;
 	st[shape].extents += n;
 	st[shape].maxn = max(st[shape].maxn, n);
+	if (want_whole == 0)
+		want_whole = want_ret;
 	if (ret != want_ret) {
 		mismatch("write returned %d at stage %d, want %d (priv %d, max %u)", ret, stage, want_ret, priv, maxe);
 	} else if (ret) {
@@ -1127,6 +1139,22 @@ static void run_one(int shape)
 			mismatch("unprivileged map of %u bytes", map.size);
 		check_map(&map, &r, split);
 		uid_gid_map_free(&map);
+	}
+	if (split) {
+		/* The same lines without the header: stock's rule, EPERM for
+		 * a line that no single extent of the parent holds. */
+		int whole = build_from(&map, pmap, e, n, priv, maxe, false, &stage);
+
+		st[shape].whole_writes++;
+		if (whole != want_whole)
+			mismatch("write without the split header returned %d at stage %d, want %d",
+				 whole, stage, want_whole);
+		else if (whole == -EPERM)
+			st[shape].whole_eperm++;
+		else if (!whole)
+			check_map(&map, &r, false);
+		if (!whole)
+			uid_gid_map_free(&map);
 	}
 	if (split)
 		uid_gid_map_free(&parent);
@@ -1156,7 +1184,7 @@ static int replay(const char *path)
 	fclose(f);
 	cur_lines = e; cur_nlines = n; cur_shape = S_MIXED;
 	soa_set(&r.lines, e, n);
-	ret = build_from(&map, &init_map, e, n, true, MAXN, &stage);
+	ret = build_from(&map, &init_map, e, n, true, MAXN, true, &stage);
 	printf("replay: %u lines, write = %d (stage %d)\n", n, ret, stage);
 	if (!ret) {
 		check_map(&map, &r, false);
@@ -1206,9 +1234,10 @@ int main(int argc, char **argv)
 		       shape_name[s], (unsigned long long)st[s].in_node,
 		       (unsigned long long)st[s].unindexed, (unsigned long long)st[s].maxsearch,
 		       st[s].search_ratio, st[s].size_ratio, st[s].ix_ratio);
-	printf("split maps: %llu of %llu had lines split into pieces (show checks %llu)\n",
-	       (unsigned long long)st[S_SPLIT].split_maps, (unsigned long long)st[S_SPLIT].maps,
-	       (unsigned long long)st[S_SPLIT].show_checks);
+	printf("split maps: %llu of %llu had lines split into pieces\n",
+	       (unsigned long long)st[S_SPLIT].split_maps, (unsigned long long)st[S_SPLIT].maps);
+	printf("without the split header: %llu writes of the split shape, %llu refused with EPERM as on stock\n",
+	       (unsigned long long)st[S_SPLIT].whole_writes, (unsigned long long)st[S_SPLIT].whole_eperm);
 	printf("allocation-failure writes: %llu, of which %llu hit an injected failure (leaks/double frees: ASan)\n",
 	       (unsigned long long)enomem_checked, (unsigned long long)enomem_seen);
 	printf("seed %llu, %llu maps, WARN_ON_ONCE hits %d, total mismatches %llu\n",
