@@ -18,7 +18,7 @@ B := $(if $(filter 6.1,$(BASE)),build,build/$(BASE))
 
 help:
 	@echo 'make run           build the patched kernel, boot it, run the demo'
-	@echo 'make check         build both kernels, run KUnit + all tests on both'
+	@echo 'make check         build stock, patched and USER_NS=n kernels, run every test'
 	@echo 'make clients       the container-tool tests alone, stock vs patched'
 	@echo 'make shell         boot the patched kernel with a shell on the console'
 	@echo 'make check-debug   KUnit + tests on SMP KASAN/UBSAN/lockdep/kmemleak kernels'
