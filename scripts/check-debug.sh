@@ -3,8 +3,10 @@
 # suite, stress test included, on SMP kernels built with the kernel's
 # checkers (config/debug.config: KASAN, UBSAN, KFENCE, lockdep and RCU
 # checks, atomic-sleep checks, kmemleak, list debugging, FORTIFY_SOURCE,
-# hardened usercopy; slub_debug=FZPU), patched and stock alike, each guest
-# with GUEST_CPUS CPUs (default 2) on multi-threaded TCG.
+# hardened usercopy; slub_debug=FZPU; fault injection, which faults_test
+# drives through every allocation and copy of the map paths), patched and
+# stock alike, each guest with GUEST_CPUS CPUs (default 2) on
+# multi-threaded TCG.
 # Fails on any failed test, on any checker report in the kernel log, and on
 # any leak kmemleak finds at the end.  Ends with "N passed, N failed, N
 # skipped"; a report counts as one failure each.
@@ -20,6 +22,8 @@ mkdir -p "$results"
 all=$(cd "$BUILD/tests" 2>/dev/null && ls)
 [ -n "$all" ] || die "no test programs in $BUILD/tests" "run 'make tests' and look at its errors"
 progs=$(echo "$all" | grep -v nouserns | tr '\n' ' ')
+# DEBUG_TESTS="faults_test ...": those programs only (make plant does).
+progs=${DEBUG_TESTS:-$progs}
 
 # What the checkers print: the first line of each report.
 reports='^(BUG[: ]|WARNING: |INFO: |UBSAN: |kernel BUG at|Oops|general protection fault|Kernel panic|list_(add|del) corruption|usercopy: |kmemleak: [0-9]+ new suspected)|detected buffer overflow|unreferenced object'
@@ -34,7 +38,8 @@ for v in $variants; do
 	log=$results/check-$v.log
 	disk=$BUILD/disk-$v.img
 	mkdisk "$disk"
-	cmd="USERNS_IDMAP_ENGINE=$engine USERNS_IDMAP_STRESS_ROUNDS=$rounds USERNS_IDMAP_TEST_TIMEOUT=1200 /guest/run-tests.sh $progs; /guest/debug-tail.sh"
+	# USERNS_IDMAP_FAULTS=1: faults_test fails, not skips, without fail-nth.
+	cmd="USERNS_IDMAP_FAULTS=1 USERNS_IDMAP_ENGINE=$engine USERNS_IDMAP_STRESS_ROUNDS=$rounds USERNS_IDMAP_TEST_TIMEOUT=1200 /guest/run-tests.sh $progs; /guest/debug-tail.sh"
 	# A run takes about 90 s here.  A debug kernel's boot has hung, once
 	# in about ten, in the RCU-tasks self-test (PROVE_RCU), before any
 	# test: a guest that fails without reaching the tests boots once more.
@@ -58,6 +63,8 @@ for v in $variants; do
 	[ "$engine" = patched ] && kunit=yes
 	# shellcheck disable=SC2086  # progs: one name per word
 	debug_results "$log" "$v" "$kunit" $progs
+	# faults_test: how many injection points each scenario reached.
+	grep -E '^# .*: [0-9]+ injection points' "$log" | sed "s/^# /# $v: /" || true
 	# Checker reports: in the kernel log (busybox dmesg may prefix <level>)
 	# and in kmemleak's list, or on the console before init quietened it.
 	found=$(awk '/^@@BEGIN (kmemleak|dmesg)@@/ { on = 1; next } /^@@END (kmemleak|dmesg)@@/ { on = 0 }
