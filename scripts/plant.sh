@@ -3,7 +3,10 @@
 # Applies plants/NAME.patch to the tree (never committed), builds the kernel
 # the checker runs on, runs the checker, which must fail, then takes the
 # patch out again and rebuilds that kernel.  The prefix of NAME says which:
-#   kasan-*, kmemleak-*   patched-debug kernel, check-debug.sh
+#   kasan-*, kmemleak-*   patched-debug kernel, check-debug.sh; a kmemleak-*
+#                         plant must be among kmemleak's reports
+#   faults-*              patched-debug kernel, check-debug.sh running
+#                         faults_test alone, which must fail
 #   kcsan-*               patched-kcsan kernel, check-kcsan.sh
 #   fuzz-*                patched kernel, fuzz.sh (SEEDS=1 COUNT=PLANT_FUZZ_COUNT)
 #   tools-*               patched kernel, check.sh on it alone; a container-tool
@@ -32,12 +35,13 @@ if [ -z "$name" ] || [ ! -f "$patch" ]; then
 fi
 case "$name" in
 kasan-* | kmemleak-*) variant=patched-debug; check=(env VARIANTS=patched-debug "$TOP/scripts/check-debug.sh") ;;
+faults-*) variant=patched-debug; check=(env VARIANTS=patched-debug DEBUG_TESTS=faults_test "$TOP/scripts/check-debug.sh") ;;
 kcsan-*) variant=patched-kcsan; check=("$TOP/scripts/check-kcsan.sh") ;;
 fuzz-*) variant=patched; check=(env FUZZ_NAME=plant-fuzz SEEDS=1 COUNT="${PLANT_FUZZ_COUNT:-3000}" "$TOP/scripts/fuzz.sh") ;;
 tools-*) variant=patched; check=(env VARIANTS=patched FUZZ_COUNT=0 "$TOP/scripts/check.sh") ;;
 stress-* | kunit-* | conformance-*) variant=patched; check=(env VARIANTS=patched FUZZ_COUNT=0 TOOL_TESTS= "$TOP/scripts/check.sh") ;;
 diffcheck-*) variant=; check=("$TOP/scripts/diffcheck.sh") ;;
-*) die "plant '$name' names no checker" "name it kasan-*, kmemleak-*, kcsan-*, fuzz-*, tools-*, stress-*, kunit-*, conformance-* or diffcheck-*" ;;
+*) die "plant '$name' names no checker" "name it kasan-*, kmemleak-*, faults-*, kcsan-*, fuzz-*, tools-*, stress-*, kunit-*, conformance-* or diffcheck-*" ;;
 esac
 [ -z "$(tree_git status --porcelain --untracked-files=no)" ] ||
 	die "the tree has uncommitted edits" "commit or drop them in $TREE first"
@@ -70,6 +74,8 @@ fi
 # shows it (an extended regular expression) and what it is.
 must=""
 case "$name" in
+kmemleak-*) must='^ +[0-9]+ unreferenced object ' what="a leak kmemleak reported" ;;
+faults-*) must='^FAILED: faults_test: not ok ' what="a scenario of faults_test" ;;
 tools-*) must='^FAILED: tools/[^:]*: not ok ' what="a tool test (one that did not run to its end does not count)" ;;
 stress-*) must='trees_freed_memory_returns:Expected after - before' what="the trees' SUnreclaim check" ;;
 kunit-*) must='^ +not ok [0-9]+ idmap_test_' what="a case of user_idmap's KUnit suite" ;;
