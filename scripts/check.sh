@@ -84,7 +84,8 @@ for v in $variants; do
 		progs=$(echo "$all" | grep nouserns || true)
 		engine=none
 	else
-		progs=$(echo "$all" | grep -v nouserns || true)
+		# faults_test needs fault injection: check-debug's kernels have it.
+		progs=$(echo "$all" | grep -v -e nouserns -e faults_test || true)
 		# The tree's own selftests that write id maps (build-tests.sh)
 		[ -r "$BUILD/tests-intree/LIST" ] || die "no $BUILD/tests-intree/LIST" "run 'make tests'"
 		progs="$progs $(cat "$BUILD/tests-intree/LIST")"
