@@ -39,7 +39,7 @@ for v in $variants; do
 	disk=$BUILD/disk-$v.img
 	mkdisk "$disk"
 	# USERNS_IDMAP_FAULTS=1: faults_test fails, not skips, without fail-nth.
-	cmd="USERNS_IDMAP_FAULTS=1 USERNS_IDMAP_ENGINE=$engine USERNS_IDMAP_STRESS_ROUNDS=$rounds USERNS_IDMAP_TEST_TIMEOUT=1200 /guest/run-tests.sh $progs; /guest/debug-tail.sh"
+	cmd="USERNS_IDMAP_FAULTS=1 USERNS_IDMAP_ENGINE=$engine USERNS_IDMAP_STRESS_ROUNDS=$rounds USERNS_IDMAP_TEST_TIMEOUT=2400 /guest/run-tests.sh $progs; /guest/debug-tail.sh"
 	# A run takes about 90 s here.  A debug kernel's boot has hung, once
 	# in about ten, in the RCU-tasks self-test (PROVE_RCU), before any
 	# test: a guest that fails without reaching the tests boots once more.
@@ -47,7 +47,7 @@ for v in $variants; do
 		info "booting the $v kernel, $cpus CPUs (console: $log)"
 		set +e
 		"$TOP/scripts/vm.sh" --variant "$v" --disk "$disk" --smp "$cpus" --mem 2048 \
-			--append "slub_debug=FZPU acpi=noirq" --timeout "${CHECK_TIMEOUT:-900}" \
+			--append "slub_debug=FZPU acpi=noirq" --timeout "${CHECK_TIMEOUT:-2700}" \
 			--log "$log" -- "$cmd" >/dev/null
 		rc=$?
 		set -e
