@@ -93,6 +93,12 @@ if [ ! -f "$obj/.config" ] || [ "$(cat "$obj/.cfgsum" 2>/dev/null)" != "$cfgsum"
 	echo "$cfgsum" >"$obj/.cfgsum"
 fi
 
+# CONFIG_ONLY=1: configured, not built (make lint compiles a few files in it).
+if [ "${CONFIG_ONLY:-0}" = 1 ]; then
+	info "configured $variant in $obj (not built: CONFIG_ONLY=1)"
+	exit 0
+fi
+
 info "building $variant kernel (make -j$(nproc), ccache)"
 start=$(date +%s)
 if ! "${mk[@]}" bzImage >"$obj/build.log" 2>&1; then

@@ -114,8 +114,12 @@ sparse_w1() {
 		grep -E 'warning|error' | sed -E 's/^.*(warning|error):/\1:/' | sort -u
 }
 if [ -n "$files" ]; then
-	[ -f "$BUILD/obj-stock/.config" ] || die "no stock build to compare with" "run 'make kernel-stock' first"
-	[ -f "$BUILD/obj-patched/.config" ] || die "no patched build" "run 'make kernel' first"
+	# Configured object directories are enough: only the touched files
+	# are compiled in them (with what Kbuild prepares first).
+	for v in stock patched; do
+		[ -f "$BUILD/obj-$v/.config" ] || CONFIG_ONLY=1 "$TOP/scripts/build-kernel.sh" "$v" ||
+			die "could not configure the $v kernel" "see the messages above"
+	done
 	new=$(sparse_w1 "$TREE" "$BUILD/obj-patched")
 	old=$(sparse_w1 "$STOCK_TREE" "$BUILD/obj-stock")
 	added=$(comm -23 <(echo "$new") <(echo "$old") | sed '/^$/d')
