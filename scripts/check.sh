@@ -122,6 +122,25 @@ for v in $variants; do
 	tools_boot "$v"
 done
 
+# Every tool test on stock and ours, all passed: what they measured of each
+# tool ("# limit:" lines, guest/tools/lib.sh) goes to
+# docs/results/BASE/tools.txt, committed, from which make docs writes the
+# README's table of what each tool passes on to the kernel.
+if [ "$tool_tests" = "$all_tools" ] && [[ " $variants " == *" patched "* ]] &&
+	[[ " $variants " == *" stock "* ]]; then
+	toolsfile=$TOP/docs/results/$KBASE/tools.txt
+	if grep -q '^not ok ' "$results/check-patched-tools.ktap" "$results/check-stock-tools.ktap"; then
+		info "not writing $toolsfile: a tool test failed"
+	elif ! {
+		echo "# make clients BASE=$KBASE: the tools' limits as guest/tools/ measured them, per kernel"
+		for v in stock patched; do
+			sed -n "s/\r$//; s/^# limit: /$v /p" "$results/check-$v-tools.ktap"
+		done
+	} 2>/dev/null >"$toolsfile"; then
+		info "could not write $toolsfile"
+	fi
+fi
+
 # The fuzzing campaign: stock's transcript against ours.
 if [ -z "$only_tools" ] && [ "$fuzz_count" -gt 0 ] && [[ " $variants " == *" patched "* ]] && [[ " $variants " == *" stock "* ]]; then
 	echo "# ---- differential fuzzing: seed $fuzz_seed, $fuzz_count scenarios per kernel ----"

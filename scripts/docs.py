@@ -359,6 +359,105 @@ def gen_check_parts(ctx):
     return out
 
 
+# ---- make clients / make check: docs/results/BASE/tools.txt ----
+
+def tool_facts(path):
+    """{(kernel, tool, key): [words]} of tools.txt ("KERNEL TOOL KEY WORDS...")."""
+    facts = {}
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            if line.startswith("#") or not line.strip():
+                continue
+            words = line.split()
+            if len(words) < 3:
+                raise DataError("%s:%d: not 'KERNEL TOOL KEY ...'" % (path, n))
+            facts.setdefault(tuple(words[:3]), words[3:])
+    return facts
+
+
+def upstream(version):
+    """The upstream part of a Debian version: 1:4.13+dfsg1-1+deb12u2 is 4.13."""
+    return re.split(r"[+~-]", version.split(":", 1)[-1])[0]
+
+
+def gen_tools(ctx, base):
+    """README: what each tool passes on to the kernel, as the tool tests measured it."""
+    path = ctx.source(base, "tools.txt", "`make clients`")
+    facts = tool_facts(path)
+
+    def fact(kernel, tool, key):
+        if (kernel, tool, key) not in facts:
+            raise DataError("%s has no '%s %s %s' line (guest/tools/ prints it)" % (
+                os.path.relpath(path, ctx.top), kernel, tool, key))
+        return facts[(kernel, tool, key)]
+
+    def said(kernel, tool, key):
+        return " ".join(fact(kernel, tool, key))
+
+    def same(tool, *keys):
+        """The tool's own limit: what ours measured, which stock must match."""
+        for key in keys:
+            if fact("stock", tool, key) != fact("patched", tool, key):
+                raise DataError("%s: '%s %s' differs between stock and ours: the README says a tool's "
+                                "own limit is the same on both kernels" % (path, tool, key))
+        return [fact("patched", tool, key) for key in keys]
+
+    def version(*pkgs):
+        return ", ".join(upstream(fact("patched", "version", p)[0]) for p in pkgs)
+
+    def pairs(words):
+        return dict(zip(words[1::2], words[2::2]), value=words[0])
+
+    def only(n, what):
+        if n != "1":
+            raise DataError("%s: %s maps %s extents; the README's wording says one" % (path, what, n))
+
+    ours = pairs(fact("patched", "newuidmap", "extents"))
+    stock_ext = pairs(fact("stock", "newuidmap", "extents"))["value"]
+    pod, bud = pairs(fact("patched", "podman", "exit")), pairs(fact("patched", "buildah", "exit"))
+    spod, sbud = pairs(fact("stock", "podman", "exit")), pairs(fact("stock", "buildah", "exit"))
+    crun = pairs(same("crun", "passes")[0])
+    runc, = same("runc", "passes")
+    six, page = same("runc", "six", "page")
+    lxc, lxc_says = same("lxc", "passes", "says")
+    lxc = pairs(lxc)
+    users, auto = same("unshare", "map-users", "map-auto")
+    bwrap, = same("bwrap", "maps")
+    only(users[0], "unshare --map-users"), only(auto[0], "unshare --map-auto"), only(bwrap[0], "bwrap")
+    if pod.get("extents") != bud.get("extents"):
+        raise DataError("%s: podman and buildah gave maps of %s and %s extents" % (
+            path, pod.get("extents"), bud.get("extents")))
+    if stock_ext not in ("0", ""):
+        raise DataError("%s: stock's newuidmap map has %s extents, not none" % (path, stock_ext))
+    rows = [
+        ("newuidmap, newgidmap (shadow)", version("uidmap"),
+         "all given: %s ten-digit ranges in one %.0f KiB write" % (ours["value"], int(ours["bytes"]) / 1024),
+         "stock: `%s` over 340 extents or 4095 bytes" % said("stock", "newuidmap", "says")),
+        ("podman, buildah", version("podman", "buildah"),
+         "all subordinate ranges (through newuidmap): %s extents tested" % pod["extents"],
+         "stock: podman `%s`, exit %s; buildah silently maps the user alone (%s extent), exit %s" % (
+             said("stock", "podman", "says"), spod["value"], sbud["extents"], sbud["value"])),
+        ("crun", version("crun"), "**%s** (20 arguments to newuidmap)" % crun["value"],
+         "silently drops the others, exit %s" % crun["exit"]),
+        ("runc", version("runc"), "**%s**" % runc[0],
+         "6 or more: here `%s` (its 20-entry argv has no room for the terminating NULL, so what "
+         "follows is undefined: another build may fail otherwise); a map text of a page or more: `%s` "
+         "(it writes the map itself first, and runs newuidmap only on `EPERM`)" % (" ".join(six), " ".join(page))),
+        ("lxc (`lxc-usernsexec -m`)", version("lxc"),
+         "what fits newuidmap's command line in a page: **%s** of the %s ranges tested" % (lxc["value"], lxc["of"]),
+         "`%s`" % " ".join(lxc_says)),
+        ("unshare (util-linux)", version("util-linux"),
+         "one `--map-users` (the last given: `%s`); `--map-auto` only the first subordinate range (`%s`)" % (
+             " ".join(users[2:]), " ".join(auto[2:])),
+         "silently"),
+        ("bubblewrap", version("bubblewrap"), "the caller's own id (`--uid`, `--gid`): `%s`" % " ".join(bwrap[2:]),
+         "no subordinate ranges"),
+    ]
+    out = ["| tool | version | extents it passes on | when it cannot |", "|---|---|---|---|"]
+    out += ["| %s |" % " | ".join(r) for r in rows]
+    return out
+
+
 GENERATORS = {
     "glance": gen_glance,
     "workload": gen_workload,
@@ -370,6 +469,7 @@ GENERATORS = {
     "fourlines": gen_fourlines,
     "checks": gen_checks,
     "check-parts": gen_check_parts,
+    "tools": gen_tools,
 }
 
 

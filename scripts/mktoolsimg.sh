@@ -74,6 +74,11 @@ done
 mkdir -p "$root/guest/tools" "$root/etc/tools-subid" "$root/home" "$root/run" \
 	"$root/var/tmp" "$root/mnt/ext4" "$root/sys/fs/cgroup"
 cp -a "$TOP"/guest/tools/. "$root/guest/tools/"
+# The versions of the tools, which tool_limits.sh reports with what it
+# measured (the README's table of tool limits is written from that).
+# shellcheck disable=SC2086  # one package per word
+dpkg-query -W -f='${Package} ${Version}\n' $pkgs util-linux >"$root/guest/tools/versions" ||
+	die "dpkg-query could not list the tools' versions" "run 'make deps'"
 cat >>"$root/etc/passwd" <<'EOF'
 dave:x:1003:1003:dave:/home/dave:/bin/sh
 erin:x:1004:1004:erin:/home/erin:/bin/sh

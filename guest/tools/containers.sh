@@ -54,6 +54,8 @@ unshare_test() {
 		touch:$d/last chown:500500:$d/last stat:$d/last try_chown:500501:$d/root" 2>&1)
 	rc=$?
 	show "$out"
+	limit "$tool" exit "$rc" extents "$(field "$out" uid_map.lines)"
+	limit "$tool" says "$(printf '%s\n' "$out" | grep -m 1 '^Error: ' | sed 's/^Error: //')"
 	if [ "$engine" = stock ]; then
 		stock_failure "$tool" "$rc" "$out"
 		while [ "$ktap_n" -lt 8 ]; do

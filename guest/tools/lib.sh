@@ -76,6 +76,16 @@ show() {
 	printf '%s\n' "$1" | awk -v p="# $2" '{ if (length($0) > 300) $0 = substr($0, 1, 300) " [...]"; print p $0 }'
 }
 
+# limit TOOL FACT...: one measured fact of the README's table of what each
+# tool passes on to the kernel, "# limit: TOOL FACT...".  make check and
+# make clients keep these lines of both kernels in
+# docs/results/BASE/tools.txt, and make docs writes the table from them.
+limit() {
+	_t=$1
+	shift
+	echo "# limit: $_t $*"
+}
+
 # owner PATH: "uid gid" of PATH as this (initial) namespace sees it.
 owner() {
 	stat -c '%u %g' "$1"

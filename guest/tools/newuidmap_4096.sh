@@ -25,6 +25,13 @@ for spec in erin:10000:20 carol:3000000000:100; do
 	out=$(as_user "$u" "/guest/tools/newuidmap-user.sh $base $step $d/$u-first $d/$u-last $d/$u-past" 2>&1)
 	show "$out"
 	lines="$(field "$out" uid_map.lines) $(field "$out" gid_map.lines)"
+	# The README's table: carol's write, its size, what stock says of it.
+	if [ "$u" = carol ]; then
+		bytes=$(awk -v b="$base" -v s="$step" \
+			'BEGIN { for (i = 0; i < 4096; i++) n += length(sprintf("%.0f %.0f %.0f\n", i * s, b + i * s, s)); print n }')
+		limit newuidmap extents "$(field "$out" uid_map.lines)" bytes "$bytes"
+		limit newuidmap says "$(printf '%s\n' "$out" | sed -n 's/^newuidmap: //p' | head -n 1)"
+	fi
 	if [ "$engine" = stock ]; then
 		check "${u}_helpers_fail_on_stock" "1 1" "$(field "$out" newuidmap) $(field "$out" newgidmap)"
 		check "${u}_maps_stay_empty_on_stock" "0 0" "$lines"

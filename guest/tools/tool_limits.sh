@@ -20,6 +20,15 @@ mappings() {
 			printf ", { \"containerID\": %d, \"hostID\": %d, \"size\": 500 }", 1 + 500 * i, 200000 + 1000 * i
 	}'
 }
+# The tools' versions (Debian's, from scripts/mktoolsimg.sh), for the
+# README's table; the "limit" lines below are the rest of it.
+while read -r p v; do
+	limit version "$p" "$v"
+done </guest/tools/versions
+# said OUT ERE: the part of OUT's first line matching ERE (what a tool said)
+said() {
+	printf '%s\n' "$1" | grep -m 1 -o -E "$2" | sed 's,/proc/[0-9]*/,/proc/PID/,'
+}
 d=/mnt/ext4/limits
 mkdir -p $d && chmod 1777 $d || exit 1
 # oci_run RUNTIME K: 'RUNTIME run' as dave with K mappings; sets out
@@ -34,6 +43,7 @@ oci_run() {
 # crun 1.8.1 builds newuidmap's argument list in a fixed array of 20:
 # 6 mappings, the rest dropped without a word.
 oci_run crun 1002
+limit crun passes "$(field "$out" uid_map.lines)" of 1002 exit "$rc"
 check crun_passes_6_of_1002_mappings_silently "rc=0 6 6 done=1" \
 	"rc=$rc $(field "$out" uid_map.lines) $(field "$out" gid_map.lines) done=$(field "$out" "done")"
 # runc 1.1.5 has the same 20-entry argument array, but fills it without
@@ -43,12 +53,15 @@ check crun_passes_6_of_1002_mappings_silently "rc=0 6 6 done=1" \
 # with EINVAL (on stock too), and runc gives up.
 oci_run runc 5
 check runc_passes_5_mappings 5 "$(field "$out" uid_map.lines)"
+limit runc passes "$(field "$out" uid_map.lines)"
 oci_run runc 6
+limit runc six "$(said "$out" 'failed to execv: [A-Za-z ]+')"
 case "$out" in
 *"failed to execv: Bad address"*) pass runc_fails_6_mappings_efault ;;
 *) fail runc_fails_6_mappings_efault "no 'failed to execv: Bad address'" ;;
 esac
 oci_run runc 1002
+limit runc page "$(said "$out" 'failed to update /proc/[0-9]+/uid_map: [A-Za-z ]+')"
 case "$out" in
 *"uid_map: Invalid argument"*) pass runc_fails_1002_mappings_einval ;;
 *) fail runc_fails_1002_mappings_einval "no 'uid_map: Invalid argument'" ;;
@@ -69,9 +82,11 @@ while [ $((hi - lo)) -gt 1 ]; do
 	if lxc_try $mid; then lo=$mid; else hi=$mid; fi
 done
 echo "# lxc-usernsexec: at most $lo mappings"
+limit lxc passes "$lo" of 1002
 check lxc_usernsexec_passes_at_most_$LXC_MAX "$LXC_MAX" "$lo"
 lxc_try $((LXC_MAX + 1))
 show "$(printf '%s\n' "$out" | grep -v '^[ug]id_map\.\(first\|last\)')" "lxc-usernsexec ($((LXC_MAX + 1)) mappings): "
+limit lxc says "$(said "$out" 'Too many [a-z ]+')"
 case "$out" in
 *"Too many uid mappings defined"*) pass lxc_usernsexec_too_many_uid_mappings ;;
 *) fail lxc_usernsexec_too_many_uid_mappings "no 'Too many uid mappings defined'" ;;
@@ -80,14 +95,17 @@ esac
 out=$(as_user dave "/usr/bin/unshare --user --map-users=1003,0,1 \
 	--map-users=200000,1,500 --map-groups=1003,0,1 /guest/tools/inside.sh" 2>&1)
 show "$out" "unshare: "
+limit unshare map-users "$(field "$out" uid_map.lines)" first "$(field "$out" uid_map.first)"
 check unshare_keeps_last_map_users "1: 1 200000 500" \
 	"$(field "$out" uid_map.lines): $(field "$out" uid_map.first)"
 # --map-auto: only the first of dave's ranges (and no id of his own)
 out=$(as_user dave "/usr/bin/unshare --user --map-auto /guest/tools/inside.sh" 2>&1)
 show "$out" "unshare --map-auto: "
+limit unshare map-auto "$(field "$out" uid_map.lines)" first "$(field "$out" uid_map.first)"
 check unshare_map_auto_first_range "1: 0 200000 500" \
 	"$(field "$out" uid_map.lines): $(field "$out" uid_map.first)"
 # bubblewrap 0.8 maps the caller's own id, once (no subordinate ranges)
 out=$(as_user dave "bwrap --unshare-user --uid 0 --gid 0 --ro-bind / / --proc /proc \
 	--dev /dev /guest/tools/inside.sh" 2>&1)
+limit bwrap maps "$(field "$out" uid_map.lines)" first "$(field "$out" uid_map.first)"
 check bwrap_maps_one_id "1: 0 1003 1" "$(field "$out" uid_map.lines): $(field "$out" uid_map.first)"
