@@ -1,8 +1,8 @@
 #!/bin/sh
 # newuidmap_4096.sh: shadow's newuidmap and newgidmap, setuid, each write a
 # map of 4096 extents for an unprivileged user: erin's five-digit ranges
-# (10000 + 20 i, 20 ids each; a 55 KiB write) and carol's ten-digit ones
-# (3000000000 + 100 i, 100 ids each; 98 KiB).  Patched: both maps hold all
+# (10000 + 20 i, 20 ids each; a 59 KiB write) and carol's ten-digit ones
+# (3000000000 + 100 i, 100 ids each; 87 KiB).  Patched: both maps hold all
 # 4096 extents, and the first id of the first range, the last id of the
 # last range and the first id past it are what the namespace sees as
 # owners (0, 4096 * step - 1, the overflow id).  Stock (340 extents, writes
