@@ -43,7 +43,7 @@ for v in $variants; do
 	mkdisk "$disk"
 	# USERNS_IDMAP_FAULTS=1: faults_test fails, not skips, without fail-nth.
 	cmd="USERNS_IDMAP_FAULTS=1 USERNS_IDMAP_FAULT_ROUNDS=$fault_rounds USERNS_IDMAP_ENGINE=$engine USERNS_IDMAP_STRESS_ROUNDS=$rounds USERNS_IDMAP_TEST_TIMEOUT=2400 /guest/run-tests.sh $progs; /guest/debug-tail.sh"
-	# A run takes about 90 s here.  A debug kernel's boot has hung, once
+	# A run takes about 150 s here.  A debug kernel's boot has hung, once
 	# in about ten, in the RCU-tasks self-test (PROVE_RCU), before any
 	# test: a guest that fails without reaching the tests boots once more.
 	for try in 1 2; do
