@@ -17,7 +17,9 @@ variants=${VARIANTS:-patched-debug stock-debug}
 cpus=${GUEST_CPUS:-2}
 rounds=${USERNS_IDMAP_STRESS_ROUNDS:-16}
 # FAULT_ROUNDS=1: faults_test runs each scenario's campaign once, not
-# twice (CI: half its two minutes).
+# twice, for a quick look: a point that shifts (a slab's new page) can
+# then step over the copy a scenario must reach, so it may fail where two
+# rounds pass.  check-debug and CI run two.
 fault_rounds=${FAULT_ROUNDS:-2}
 results=$BUILD/results
 mkdir -p "$results"
