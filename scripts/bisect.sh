@@ -35,7 +35,7 @@ for c in $commits; do
 	[ -f "$obj/.config" ] || make -s -C "$wt" O="$obj" tinyconfig >/dev/null
 	# Every prefix: options its patches add (the KUnit suite) must be set too.
 	(cd "$obj" && "$wt/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" \
-		"$TOP/config/base.config" "$TOP/config/kunit.config" >/dev/null)
+		"$TOP/config/base.config" "$TOP/config/kunit.config" "$TOP/config/compat.config" >/dev/null)
 	make -s -C "$wt" O="$obj" olddefconfig >/dev/null
 	if ! make -s -C "$wt" O="$obj" CC="ccache gcc" -j"$(nproc)" bzImage >"$obj/build.log" 2>&1; then
 		grep -E 'error' "$obj/build.log" | head -n 10

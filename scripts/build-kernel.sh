@@ -15,15 +15,15 @@ set -euo pipefail
 
 variant=${1:-}
 case "$variant" in
-patched) src=$TREE; frags="base kunit containers" ;;
-stock) src=$STOCK_TREE; frags="base kunit containers" ;;
+patched) src=$TREE; frags="base kunit containers compat" ;;
+stock) src=$STOCK_TREE; frags="base kunit containers compat" ;;
 nouserns) src=$TREE; frags="base nouserns" ;;
 patched-bench) src=$TREE; frags="base bench" ;;
 # make check-debug: SMP kernels with KASAN, UBSAN, KFENCE, lockdep, kmemleak
-patched-debug) src=$TREE; frags="base kunit debug" ;;
-stock-debug) src=$STOCK_TREE; frags="base kunit debug" ;;
+patched-debug) src=$TREE; frags="base kunit compat debug" ;;
+stock-debug) src=$STOCK_TREE; frags="base kunit compat debug" ;;
 # make check-kcsan: SMP kernel with KCSAN (it excludes KASAN)
-patched-kcsan) src=$TREE; frags="base kunit kcsan" ;;
+patched-kcsan) src=$TREE; frags="base kunit compat kcsan" ;;
 stock-bench) src=$STOCK_TREE; frags="base bench" ;;
 nouserns-bench) src=$STOCK_TREE; frags="base bench nouserns" ;;
 # make holdtime: the bench kernels with bench/hold-*.patch (scripts/holdtime.sh)
@@ -35,16 +35,7 @@ esac
 [ -d "$TREE/.git" ] || die "no tree at $TREE" "run 'make tree' first"
 command -v ccache >/dev/null || die "ccache not installed" "run 'make deps'"
 
-if [ "$src" = "$STOCK_TREE" ]; then
-	want=$(tree_git rev-parse "$BASE_TAG")
-	if [ ! -e "$STOCK_TREE/.git" ]; then
-		info "creating the stock worktree at $STOCK_TREE"
-		tree_git worktree prune
-		tree_git worktree add -q --detach "$STOCK_TREE" "$BASE_TAG"
-	elif [ "$(git -C "$STOCK_TREE" rev-parse HEAD)" != "$want" ]; then
-		git -C "$STOCK_TREE" checkout -q --detach "$want"
-	fi
-fi
+[ "$src" != "$STOCK_TREE" ] || stock_worktree
 
 obj=$BUILD/obj-$variant
 mkdir -p "$obj" "$BUILD/kernels"
