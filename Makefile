@@ -14,7 +14,7 @@ B := $(if $(filter 6.1,$(BASE)),build,build/$(BASE))
 
 .PHONY: help deps tree export kernel kernel-patched kernel-stock kernel-nouserns kernels tests initramfs \
 	kernel-debug kernel-stock-debug kernel-kcsan toolsimg clients check check-debug check-kcsan \
-	fuzz plant run shell bench profile holdtime fourlines diffcheck docs docs-check lint bisect samecode clean distclean
+	fuzz plant run shell bench profile holdtime fourlines diffcheck docs docs-check lint bisect samecode deb deb-guest clean distclean
 
 help:
 	@echo 'make run           build the patched kernel, boot it, run the demo'
@@ -37,6 +37,8 @@ help:
 	@echo 'make docs-check    fail if those tables, or the README'"'"'s test counts, are stale'
 	@echo 'make lint          docs-check, shellcheck, checkpatch --strict on series/, sparse'
 	@echo 'make bisect        build every prefix of the series'
+	@echo 'make deb           ours and stock as Debian packages, Debian'"'"'s config (build/deb/)'
+	@echo 'make deb-guest     a bookworm guest with systemd: ours, stock, Debian'"'"'s kernel (root)'
 	@echo 'make samecode OLD= every prefix compiles as at repo commit OLD (rework check)'
 	@echo 'make deps          install the Debian packages everything needs'
 	@echo 'BASE=6.12          any target on linux-source-6.12 (series/6.12/; default 6.1)'
@@ -142,6 +144,15 @@ lint: tree
 
 bisect: tree initramfs
 	@$(S)/bisect.sh
+
+# Debian's kernel: the series with Debian's config, as packages, and a real
+# Debian guest that installs them (scripts/deb.sh, scripts/deb-guest.sh).
+deb: tree
+	@$(S)/deb.sh patched
+	@$(S)/deb.sh stock
+
+deb-guest: tests
+	@$(S)/deb-guest.sh $(KERNELS)
 
 samecode: tree
 	@$(S)/samecode.sh

@@ -1,11 +1,12 @@
 #!/bin/sh
 # Runs test programs under /tests in the guest, each between markers that
 # the host's check.sh counts.  A program's KTAP goes to the console as it
-# is.  The ext4 disk (if attached) is /dev/vda, formatted by the host.
+# is.  The ext4 disk (if attached) is /dev/vda, formatted by the host, or
+# the device USERNS_IDMAP_EXT4_DEV names (the Debian guest's second disk).
 # Arguments name the programs to run; without, every program except the
 # ones for a kernel without user namespaces (*nouserns*).
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
-if [ -b /dev/vda ]; then
+if [ -z "${USERNS_IDMAP_EXT4_DEV:-}" ] && [ -b /dev/vda ]; then
 	export USERNS_IDMAP_EXT4_DEV=/dev/vda
 fi
 cd /tests || exit 1

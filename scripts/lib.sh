@@ -59,6 +59,62 @@ tree_git() {
 	git -C "$TREE" -c user.name=userns-idmap -c user.email=userns-idmap@localhost "$@"
 }
 
+# stock_worktree: build/linux-stock, a worktree of the tree at its base
+# commit (stock, with nothing of the series), created or moved there.
+stock_worktree() {
+	local want
+	want=$(tree_git rev-parse "$BASE_TAG")
+	if [ ! -e "$STOCK_TREE/.git" ]; then
+		info "creating the stock worktree at $STOCK_TREE"
+		tree_git worktree prune
+		tree_git worktree add -q --detach "$STOCK_TREE" "$BASE_TAG"
+	elif [ "$(git -C "$STOCK_TREE" rev-parse HEAD)" != "$want" ]; then
+		git -C "$STOCK_TREE" checkout -q --detach "$want"
+	fi
+}
+
+# in_chroot ROOT CACHE CMD...: CMD in the Debian root file system ROOT,
+# with /proc, /sys and /dev mounted (the kernel packages' postinst scripts
+# and apt need them) and apt's package cache at CACHE/apt (downloads kept
+# across rebuilds); unmounted again however CMD ends.  Root only.
+in_chroot() {
+	local root=$1 cache=$2 rc=0 m
+	shift 2
+	mkdir -p "$cache/apt" "$root/var/cache/apt/archives"
+	mount -t proc proc "$root/proc"
+	mount --rbind /sys "$root/sys" && mount --make-rslave "$root/sys"
+	mount --rbind /dev "$root/dev" && mount --make-rslave "$root/dev"
+	mount --bind "$cache/apt" "$root/var/cache/apt/archives"
+	DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8 chroot "$root" "$@" || rc=$?
+	for m in var/cache/apt/archives dev sys proc; do
+		umount -R "$root/$m" 2>/dev/null || umount -lR "$root/$m" || true
+	done
+	return "$rc"
+}
+
+# tool_subids DIR: the container-tool users' subordinate ranges, one file
+# per user (DIR/USER, in /etc/subuid's format), for the tools image and
+# the Debian guest.
+tool_subids() {
+	local sub=$1 i
+	mkdir -p "$sub"
+	# alice: one ordinary range (bwrap, lxc-usernsexec, crun, runc)
+	echo "alice:100000:65536" >"$sub/alice"
+	# dave: 1001 ranges of 500 ids, 1000 apart (podman, buildah): with his own
+	# id, maps of 1002 extents, over stock's 340
+	for ((i = 0; i < 1001; i++)); do
+		echo "dave:$((200000 + i * 1000)):500"
+	done >"$sub/dave"
+	# erin: 4096 ranges of 20 five-digit ids; carol: 4096 ranges of 100
+	# ten-digit ids (newuidmap)
+	for ((i = 0; i < 4096; i++)); do
+		echo "erin:$((10000 + i * 20)):20"
+	done >"$sub/erin"
+	for ((i = 0; i < 4096; i++)); do
+		echo "carol:$((3000000000 + i * 100)):100"
+	done >"$sub/carol"
+}
+
 # A fresh ext4 image at $1 (64 MiB, project ids and quota), owned by root.
 mkdisk() {
 	rm -f "$1"

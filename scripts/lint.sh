@@ -11,7 +11,7 @@ info "docs: the tables and counts of README.md and docs/ against docs/results/"
 "$TOP/scripts/docs.sh" --check || fail=1
 
 info "shellcheck"
-shellcheck -x -P SCRIPTDIR "$TOP"/scripts/*.sh "$TOP"/guest/*.sh "$TOP"/guest/tools/*.sh "$TOP"/guest/init "$TOP"/.ci/run || fail=1
+shellcheck -x -P SCRIPTDIR "$TOP"/scripts/*.sh "$TOP"/guest/*.sh "$TOP"/guest/tools/*.sh "$TOP"/guest/debian/*.sh "$TOP"/guest/init "$TOP"/.ci/run || fail=1
 
 info "checkpatch --strict on series/"
 # The series tidies stock's map code before moving it, so every finding

@@ -87,22 +87,7 @@ cat >>"$root/etc/group" <<'EOF'
 dave:x:1003:
 erin:x:1004:
 EOF
-sub=$root/etc/tools-subid
-# alice: one ordinary range (bwrap, lxc-usernsexec, crun, runc)
-echo "alice:100000:65536" >"$sub/alice"
-# dave: 1001 ranges of 500 ids, 1000 apart (podman, buildah): with his own
-# id, maps of 1002 extents, over stock's 340
-for ((i = 0; i < 1001; i++)); do
-	echo "dave:$((200000 + i * 1000)):500"
-done >"$sub/dave"
-# erin: 4096 ranges of 20 five-digit ids; carol: 4096 ranges of 100
-# ten-digit ids (newuidmap)
-for ((i = 0; i < 4096; i++)); do
-	echo "erin:$((10000 + i * 20)):20"
-done >"$sub/erin"
-for ((i = 0; i < 4096; i++)); do
-	echo "carol:$((3000000000 + i * 100)):100"
-done >"$sub/carol"
+tool_subids "$root/etc/tools-subid"
 
 # A busybox bundle root for crun and runc (config.json is written by the
 # test, per runtime).
