@@ -80,7 +80,7 @@ tools-*) must='^FAILED: tools/[^:]*: not ok ' what="a tool test (one that did no
 stress-*) must='trees_freed_memory_returns:Expected after - before' what="the trees' SUnreclaim check" ;;
 kunit-*) must='^ +not ok [0-9]+ idmap_test_' what="a case of user_idmap's KUnit suite" ;;
 diffcheck-*) must='^FAILED: diffcheck' what="a difference that diffcheck found" ;;
-conformance-*) must='^FAILED: [a-z_]+_test: not ok ' what="a test of the conformance suite" ;;
+conformance-*) must='^FAILED: [a-z0-9_]+_test: not ok ' what="a test of the conformance suite" ;;
 esac
 if [ -n "$must" ] && ! grep -qE "$must" "$log"; then
 	echo "NOT CAUGHT: ${check[*]##*/} failed, but not on $what"
