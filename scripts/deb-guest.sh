@@ -117,6 +117,8 @@ tp=0
 tf=0
 ts=0
 failed=0
+summary=""
+releases=""
 for k in $kernels; do
 	case "$k" in
 	patched) rel=$rel_patched ;;
@@ -148,10 +150,22 @@ for k in $kernels; do
 		echo "FAILED: the $k kernel's guest did not finish its tests (qemu exit status $rc; see $log)"
 	fi
 	echo "$k ($rel): $p passed, $f failed, $s skipped"
+	summary="$summary $k: $p/$f/$s"
+	releases="$releases $k: $rel"
 	tp=$((tp + p))
 	tf=$((tf + f))
 	ts=$((ts + s))
 	[ "$f" = 0 ] || failed=1
 done
+# The kernels that ran, their counts, in docs/results/BASE/debian.txt
+# (committed; make docs writes the README's table from it).
+sumfile=$TOP/docs/results/$KBASE/debian.txt
+{
+	echo "# make deb-guest BASE=$KBASE: $SRC_PKG $src_ver, series/$KBASE $(series_hash | cut -c1-12), $(date +%F)"
+	echo "# releases:$releases"
+	echo "# per kernel (passed/failed/skipped):$summary"
+	echo "$tp passed, $tf failed, $ts skipped"
+} >"$sumfile"
+echo "# per kernel (passed/failed/skipped):$summary"
 echo "$tp passed, $tf failed, $ts skipped"
 exit "$failed"

@@ -458,7 +458,43 @@ def gen_tools(ctx, base):
     return out
 
 
+# ---- make deb-guest: docs/results/BASE/debian.txt ----
+
+DEBIAN_KERNELS = [
+    ("patched", "ours, `make deb`"),
+    ("stock", "stock, `make deb` (same tree and config)"),
+    ("debian", "Debian's own `linux-image-*-amd64`"),
+]
+
+
+def gen_debian(ctx, base):
+    """README: make deb-guest's counts per kernel, side by side."""
+    path = os.path.join(ctx.top, "docs", "results", base, "debian.txt")
+    if not os.path.exists(path):
+        raise DataError("no docs/results/%s/debian.txt (make deb-guest writes it)" % base)
+    parts, rels, total = {}, {}, None
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line.startswith("# per kernel (passed/failed/skipped):"):
+                parts = dict(re.findall(r"(\S+): (\d+/\d+/\d+)", line.split(":", 1)[1]))
+            elif line.startswith("# releases:"):
+                rels = dict(re.findall(r"(\S+): (\S+)", line.split(":", 1)[1]))
+            elif COUNTS.fullmatch(line):
+                total = line
+    if total is None or not parts:
+        raise DataError("%s has no per-kernel counts and total line" % path)
+    ctx.source(base, "debian.txt", "`make deb-guest%s`" % ("" if base == "6.1" else " BASE=" + base))
+    out = ["| kernel (%s) | release | passed/failed/skipped |" % base, "|---|---|---|"]
+    for name, label in DEBIAN_KERNELS:
+        out.append("| %s | %s | %s |" % (label, rels.get(name, "-"),
+                                         parts.get(name, "not run yet")))
+    out.append("| **all** | | %s |" % "/".join(re.findall(r"\d+", total)))
+    return out
+
+
 GENERATORS = {
+    "debian": gen_debian,
     "glance": gen_glance,
     "workload": gen_workload,
     "init": gen_init,
