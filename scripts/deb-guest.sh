@@ -157,6 +157,28 @@ for k in $kernels; do
 	ts=$((ts + s))
 	[ "$f" = 0 ] || failed=1
 done
+# Test for test: stock against ours, Debian's against stock (or against
+# ours while stock has not run).  Every difference should be one of
+# stock's limits (docs/testing.md); docs/results/BASE/debian-diff.txt.
+diffs=$TOP/docs/results/$KBASE/debian-diff.txt
+: >"$diffs"
+ran() { case " $kernels " in *" $1 "*) return 0 ;; esac; return 1; }
+for pair in "patched stock" "stock debian" "patched debian"; do
+	read -r ka kb <<<"$pair"
+	if ! ran "$ka" || ! ran "$kb"; then
+		continue
+	fi
+	# Ours against Debian's only while stock has not run.
+	if [ "$pair" = "patched debian" ] && ran stock; then
+		continue
+	fi
+	{
+		echo "## $ka / $kb"
+		"$TOP/scripts/ktap-diff.sh" "$results/$ka-$KBASE.log" "$results/$kb-$KBASE.log"
+	} >>"$diffs"
+done
+cat "$diffs"
+
 # The kernels that ran, their counts, in docs/results/BASE/debian.txt
 # (committed; make docs writes the README's table from it).
 sumfile=$TOP/docs/results/$KBASE/debian.txt
