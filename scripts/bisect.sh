@@ -20,11 +20,7 @@ obj=$BUILD/obj-bisect
 mkdir -p "$obj"
 commits=$(tree_git rev-list --reverse "$BASE_TAG"..HEAD)
 [ -f "$BUILD/initramfs.cpio" ] || die "no initramfs with the tests" "run 'make initramfs' first"
-progs=""
-for t in "$BUILD"/tests/*; do
-	# faults_test needs fault injection: check-debug's kernels have it.
-	case "$t" in *nouserns* | *faults_test) ;; *) progs="$progs ${t##*/}" ;; esac
-done
+progs=$(suite_programs | tr '\n' ' ')
 n=0
 for c in $commits; do
 	n=$((n + 1))

@@ -85,7 +85,7 @@ for v in $variants; do
 		engine=none
 	else
 		# faults_test needs fault injection: check-debug's kernels have it.
-		progs=$(echo "$all" | grep -v -e nouserns -e faults_test || true)
+		progs=$(suite_programs)
 		# The tree's own selftests that write id maps (build-tests.sh)
 		[ -r "$BUILD/tests-intree/LIST" ] || die "no $BUILD/tests-intree/LIST" "run 'make tests'"
 		progs="$progs $(cat "$BUILD/tests-intree/LIST")"

@@ -6,7 +6,7 @@
 # Debian's own linux-image-*-amd64 from the archive, the one whose version
 # is the installed linux-source's.  Booted from its disk image in turn
 # (QEMU, 2 CPUs; the disk is opened with snapshot=on, so every boot starts
-# from the same files), each runs the suites of make check
+# from the same files), each runs the suites of make check,
 # rootless podman and buildah from a systemd user session, and an
 # out-of-tree module built against each kernel's headers package
 # (guest/debian/run.sh) and prints its KTAP and one "N passed, N failed"
@@ -96,9 +96,7 @@ if [ "$(cat "$img.sum" 2>/dev/null)" != "$want" ] || [ ! -f "$img" ]; then
 	# session.sh's KTAP helpers and inside.sh, from the tool tests.
 	mkdir -p "$guest/guest/tools"
 	cp "$TOP"/guest/tools/{lib.sh,containers.sh,inside.sh} "$guest/guest/tools/"
-	for t in "$BUILD"/tests/*; do
-		case "$t" in *nouserns* | *faults_test) ;; *) echo "${t##*/}" ;; esac
-	done >"$guest/guest/tests.list"
+	suite_programs >"$guest/guest/tests.list"
 	cat "$BUILD/tests-intree/LIST" >>"$guest/guest/tests.list"
 	cp "$TOP/guest/debian/userns-idmap-tests.service" "$guest/etc/systemd/system/"
 	ln -sf ../userns-idmap-tests.service "$guest/etc/systemd/system/multi-user.target.wants/"

@@ -92,6 +92,16 @@ in_chroot() {
 	return "$rc"
 }
 
+# suite_programs: the names of the test programs in $BUILD/tests that a
+# kernel with user namespaces runs (not the CONFIG_USER_NS=n ones, not
+# faults_test, which needs check-debug's fault injection), one a line.
+suite_programs() {
+	local t
+	for t in "$BUILD"/tests/*; do
+		case "$t" in *nouserns* | *faults_test) ;; *) echo "${t##*/}" ;; esac
+	done
+}
+
 # tool_subids DIR: the container-tool users' subordinate ranges, one file
 # per user (DIR/USER, in /etc/subuid's format), for the tools image and
 # the Debian guest.
