@@ -8,8 +8,8 @@
 # (QEMU, 2 CPUs; the disk is opened with snapshot=on, so every boot starts
 # from the same files), each runs the suites of make check,
 # rootless podman and buildah from a systemd user session, and an
-# out-of-tree module built against each kernel's headers package
-# (guest/debian/run.sh) and prints its KTAP and one "N passed, N failed"
+# out-of-tree module built against each kernel's headers package, and on
+# ours the KUnit suite as a module (guest/debian/run.sh), and prints its KTAP and one "N passed, N failed"
 # line.  KERNEL: patched, stock, debian (default: all three).  Root only
 # (chroot, mounts).  Logs in build/debian/results/.
 set -euo pipefail
@@ -140,7 +140,7 @@ for k in $kernels; do
 	rc=${PIPESTATUS[0]}
 	set -e
 	rm -f "$disk"
-	progs="$(cat "$guest/guest/tests.list") debian/session debian/module"
+	progs="$(cat "$guest/guest/tests.list") debian/session debian/module debian/kunit"
 	# shellcheck disable=SC2086  # one program a word
 	ktap_results "$log" "$k ($rel)" no $progs
 	if ! grep -q '^@@DONE@@' "$log"; then

@@ -10,7 +10,8 @@
 # Changed from Debian's config, each for a reason (CHANGES below): no debug
 # info (build time and disk; BTF needs it), modules signed with a key made
 # at build time (Debian's key is not ours), a LOCALVERSION that names the
-# kernel.  Packaged with the kernel's bindeb-pkg target, as Debian's kernel
+# kernel, KUnit and the engine's suite as modules (KUNIT below).
+# Packaged with the kernel's bindeb-pkg target, as Debian's kernel
 # handbook describes for custom kernels: linux-image-* and linux-headers-*
 # in build/deb/ (build/6.12/deb/ for BASE=6.12).  Incremental, like
 # build-kernel.sh: reconfigured only when an input changed, ccache shared.
@@ -49,10 +50,13 @@ CHANGES=(
 	--set-str LOCALVERSION "$local" --disable LOCALVERSION_AUTO
 	--set-str BUILD_SALT "$KBASE$local"
 )
+# Debian's config has no KUnit: the engine's suite is built as a module.
+KUNIT=(--module KUNIT --module USER_IDMAP_KUNIT_TEST)
 # Built-in options that must survive localmodconfig (what issue 29 tests).
 KEEP="CONFIG_USER_NS=y CONFIG_SMP=y CONFIG_IA32_EMULATION=y CONFIG_UID16=y
 CONFIG_SECURITY_APPARMOR=y CONFIG_MODULES=y CONFIG_EXT4_FS=m CONFIG_XFS_FS=m
 CONFIG_BTRFS_FS=m CONFIG_OVERLAY_FS=m CONFIG_FUSE_FS=m CONFIG_NFS_FS=m"
+[ "$variant" = stock ] || KEEP="$KEEP CONFIG_USER_IDMAP_KUNIT_TEST=m"
 mods=$TOP/config/debian-modules.txt
 # LOCALVERSION set (empty: CONFIG_LOCALVERSION names the kernel), or
 # setlocalversion appends a "+" for a git tree.
@@ -73,6 +77,12 @@ if [ ! -f "$obj/.config" ] || [ "$(cat "$obj/.cfgsum" 2>/dev/null)" != "$cfgsum"
 			{ tail -n 20 "$obj/localmodconfig.log" >&2; die "localmodconfig failed" "log: $obj/localmodconfig.log"; }
 		"${mk[@]}" olddefconfig >/dev/null
 	fi
+	# KUnit as modules, in both kernels alike: the engine's suite runs
+	# when user_idmap_kunit is loaded (stock has no such option, and
+	# olddefconfig drops it there).  Set after localmodconfig, which
+	# would drop modules that no list names.
+	"$src/scripts/config" --file "$obj/.config" "${KUNIT[@]}"
+	"${mk[@]}" olddefconfig >/dev/null
 	bad=""
 	for o in $KEEP; do
 		grep -qx "$o" "$obj/.config" || bad="$bad $o"

@@ -4,9 +4,11 @@
 # same programs as make check (/guest/tests.list: the conformance suite and
 # the tree's selftests), each between the markers the host counts, on the
 # test disk /dev/vdb (fresh ext4, made by the host), then podman and
-# buildah from a user session (session.sh); then the guest is powered off.  Which limits the tests hold the kernel to follows from its
-# name: ours ends in -userns-idmap, the others (stock built here, Debian's
-# own) are stock.
+# buildah from a user session (session.sh), an out-of-tree module
+# (module.sh) and, on ours, the KUnit suite as a module (kunit.sh); then
+# the guest is powered off.  Which limits the tests hold the kernel to
+# follows from its name: ours ends in -userns-idmap, the others (stock
+# built here, Debian's own) are stock.
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 rel=$(uname -r)
 case "$rel" in
@@ -29,5 +31,9 @@ echo "@@END debian/session rc=$?@@"
 echo "@@BEGIN debian/module@@"
 USERNS_IDMAP_ENGINE=$engine timeout 300 sh /guest/debian/module.sh
 echo "@@END debian/module rc=$?@@"
+# The engine's KUnit suite, a module on this kernel (ours only).
+echo "@@BEGIN debian/kunit@@"
+USERNS_IDMAP_ENGINE=$engine timeout 600 sh /guest/debian/kunit.sh
+echo "@@END debian/kunit rc=$?@@"
 echo "@@DONE@@"
 systemctl poweroff --no-block
