@@ -36,11 +36,14 @@ help:
 	@echo 'make docs          rewrite the generated tables of README.md, docs/ from docs/results/'
 	@echo 'make docs-check    fail if those tables, or the README'"'"'s test counts, are stale'
 	@echo 'make lint          docs-check, shellcheck, checkpatch --strict on series/, sparse'
-	@echo 'make bisect        build every prefix of the series'
-	@echo 'make deb           ours and stock as Debian packages, Debian'"'"'s config (build/deb/)'
+	@echo 'make bisect        build, boot and test every prefix of the series (FROM=N)'
+	@echo 'make deb           ours and stock as Debian packages, Debian'"'"'s config (build/deb/;'
+	@echo '                   DEB_VARIANTS=patched: ours only, CONFIG_ONLY=1: configure only)'
 	@echo 'make deb-guest     a bookworm guest with systemd: ours, stock, Debian'"'"'s kernel (root)'
 	@echo 'make samecode OLD= every prefix compiles as at repo commit OLD (rework check)'
+	@echo 'make tests         build the guest'"'"'s test programs (toolsimg: the container tools image)'
 	@echo 'make deps          install the Debian packages everything needs'
+	@echo 'make clean         remove object dirs, kernels, images (distclean: all of build/, results/)'
 	@echo 'BASE=6.12          any target on linux-source-6.12 (series/6.12/; default 6.1)'
 
 deps:
@@ -147,9 +150,9 @@ bisect: tree initramfs
 
 # Debian's kernel: the series with Debian's config, as packages, and a real
 # Debian guest that installs them (scripts/deb.sh, scripts/deb-guest.sh).
+DEB_VARIANTS ?= patched stock
 deb: tree
-	@$(S)/deb.sh patched
-	@$(S)/deb.sh stock
+	@for v in $(DEB_VARIANTS); do $(S)/deb.sh $$v || exit; done
 
 deb-guest: tests
 	@$(S)/deb-guest.sh $(KERNELS)

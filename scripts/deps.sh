@@ -3,7 +3,8 @@
 # Skipped when every package is already installed (fast re-runs).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-mkdir -p "$BUILD"
+# Nothing is written under build/: run with sudo, it would be root's and
+# the next make, as the user, could not write there.
 
 pkgs=(
 	"$SRC_PKG"
@@ -38,7 +39,9 @@ fi
 info "installing: ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q >/dev/null || die "apt-get update failed" "check the network and the apt sources, then run 'make deps' again"
-apt-get install -y -q --no-install-recommends "${missing[@]}" >"$BUILD/apt.log" 2>&1 ||
-	{ tail -n 20 "$BUILD/apt.log" >&2; die "apt-get install failed (log above, full: $BUILD/apt.log)" "fix the cause, then run 'make deps' again"; }
+log=$(mktemp /tmp/userns-idmap-apt.XXXXXX)
+apt-get install -y -q --no-install-recommends "${missing[@]}" >"$log" 2>&1 ||
+	{ tail -n 20 "$log" >&2; die "apt-get install failed (log above, full: $log)" "fix the cause, then run 'make deps' again"; }
+rm -f "$log"
 [ -r "$SRC_TARBALL" ] || die "$SRC_PKG is installed but $SRC_TARBALL is missing" "reinstall it: apt-get install --reinstall $SRC_PKG"
 info "dependencies installed"
