@@ -3,7 +3,9 @@
 #  1. build-time type checks against the patched tree (scripts/typecheck.sh);
 #  2. the patched kernel: its KUnit suite (run at boot) and the conformance
 #     suite; 3. the stock kernel: the conformance suite; 4. the patched tree
-#     built with CONFIG_USER_NS=n: the tests written for it.
+#     built with CONFIG_USER_NS=n: the tests written for it; 5. the
+#     container-tool tests on stock and ours (guest/tools/, TOOL_TESTS);
+#  6. the differential fuzzer, stock against ours (FUZZ_COUNT).
 # Each kernel boots with a fresh ext4 disk.  Prints the KTAP of each and
 # ends with one line "N passed, N failed, N skipped"; exits non-zero on any
 # failure, a test program that did not finish, or a guest that did not.
