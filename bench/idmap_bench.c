@@ -19,6 +19,20 @@
  * "idmap_bench N..." measures those sizes alone, without the memory
  * figures (to compare two builds quickly); "idmap_bench mem" the memory
  * figures alone.
+ *
+ * The paths every process takes, with N 0 and shape "-" in the initial
+ * namespace (on every kernel, CONFIG_USER_NS=n included), and per map in
+ * a child namespace (narrow and wide shapes) and through an idmapped
+ * mount of the disk:
+ *   path_{open,stat,access}_{tmpfs,ext4,idmapped}_{1,8}
+ *     openat()+close(), fstatat(), faccessat() of a file 1 or 8
+ *     components below a directory's fd (only the walk below it timed);
+ *   execve: one execve() of this static program, which execs itself;
+ *   fork_exit_wait, clone_newuser_exit_wait, unshare_newuser_exit_wait:
+ *     a child that exits at once, created plainly, with CLONE_NEWUSER, or
+ *     that unshares its user namespace first; the namespace is freed by a
+ *     kernel worker, which runs while the parent waits;
+ *   mem_per_ns: MemFree per namespace without maps.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -37,6 +51,7 @@
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #define ITERS 1000
@@ -44,7 +59,7 @@
 #define SPREAD 4096
 #define NS_MEM 1000
 
-static const unsigned int sizes[] = { 1, 2, 5, 6, 16, 64, 340, 1024, 4096 };
+static const unsigned int sizes[] = { 1, 2, 3, 5, 6, 16, 64, 340, 1024, 4096 };
 #define NR_SIZES (sizeof(sizes) / sizeof(sizes[0]))
 static bool size_wanted[NR_SIZES];
 
@@ -155,6 +170,66 @@ static void do_status(void *arg)
 }
 
 /*
+ * Path walks: a file one and eight components below the directory "pw" of
+ * tmpfs (/tmp) and of the disk, every component searchable by all.
+ */
+#define PW "pw"
+static const char *const pw_file[2] = { "f", "a/b/c/d/e/f/g/f" };
+static const unsigned int pw_depth[2] = { 1, 8 };
+
+struct walk {
+	int dfd;
+	const char *path;
+};
+
+static void do_open_close(void *arg)
+{
+	struct walk *w = arg;
+	int fd = openat(w->dfd, w->path, O_RDONLY);
+
+	if (fd >= 0)
+		close(fd);
+}
+
+static void do_fstatat(void *arg)
+{
+	struct walk *w = arg;
+	struct stat st;
+
+	fstatat(w->dfd, w->path, &st, 0);
+}
+
+static void do_faccessat(void *arg)
+{
+	struct walk *w = arg;
+
+	faccessat(w->dfd, w->path, R_OK, 0);
+}
+
+/* The tree below @root/pw; files and directories owned by root. */
+static void make_walk_tree(const char *root)
+{
+	char path[128];
+	const char *p;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", root, PW);
+	mkdir(path, 0755);
+	for (p = pw_file[1]; (p = strchr(p, '/')); p++) {
+		snprintf(path, sizeof(path), "%s/%s/%.*s", root, PW,
+			 (int)(p - pw_file[1]), pw_file[1]);
+		mkdir(path, 0755);
+	}
+	for (p = pw_file[0]; p; p = p == pw_file[0] ? pw_file[1] : NULL) {
+		snprintf(path, sizeof(path), "%s/%s/%s", root, PW, p);
+		fd = open(path, O_CREAT | O_WRONLY, 0644);
+		if (fd < 0)
+			perror(path);
+		close(fd);
+	}
+}
+
+/*
  * Results are kept in memory and printed at the end: console output
  * raises interrupts whose timing depends on the host, and those must not
  * land inside a timed loop.  Children write theirs to the parent's pipe.
@@ -195,6 +270,151 @@ static double measure_steady(void (*fn)(void *), void *arg, int warm, int iters)
 static void report(const char *what, unsigned int n, const char *width, double v)
 {
 	note("@@BENCH %s %u %s %.1f\n", what, n, width, v);
+}
+
+/*
+ * The path walks below @root/pw (@fs names it), reported for @n and
+ * @width.  A call that fails would be timed as a cheap one: each is made
+ * once first, and an error is reported instead of its figure.
+ */
+static void walks(const char *root, const char *fs, unsigned int n, const char *width)
+{
+	static const struct {
+		const char *name;
+		void (*fn)(void *);
+	} calls[] = {
+		{ "open", do_open_close },
+		{ "stat", do_fstatat },
+		{ "access", do_faccessat },
+	};
+	char path[128], what[64];
+	struct walk w;
+	struct stat st;
+	unsigned int c, d;
+
+	snprintf(path, sizeof(path), "%s/%s", root, PW);
+	w.dfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (w.dfd < 0) {
+		note("@@BENCH error %u %s open %s: %s\n", n, width, path, strerror(errno));
+		return;
+	}
+	for (d = 0; d < 2; d++) {
+		w.path = pw_file[d];
+		for (c = 0; c < 3; c++) {
+			snprintf(what, sizeof(what), "path_%s_%s_%u", calls[c].name, fs, pw_depth[d]);
+			errno = 0;
+			if (fstatat(w.dfd, w.path, &st, 0) || faccessat(w.dfd, w.path, R_OK, 0)) {
+				note("@@BENCH error %u %s %s: %s\n", n, width, what, strerror(errno));
+				continue;
+			}
+			report(what, n, width, measure(calls[c].fn, &w, ITERS));
+		}
+	}
+	close(w.dfd);
+}
+
+/* The path walks of tmpfs, and of the disk (idmapped: @idmapped). */
+static void all_walks(unsigned int n, const char *width, bool idmapped)
+{
+	walks("/tmp", "tmpfs", n, width);
+	if (have_disk)
+		walks(DISK_MNT, "ext4", n, width);
+	if (have_disk && idmapped)
+		walks(IDMAPPED, "idmapped", n, width);
+}
+
+/*
+ * execve(): "idmap_bench exec K" execs itself K - 1 more times.  A child
+ * that execs K times, less one that execs once, per exec; best of REPS.
+ */
+#define EXECS 100
+static char self_path[256];
+
+/* A child that execs @k times: 0 and *@t its time, or -1. */
+static int exec_chain(unsigned int k, unsigned long long *t)
+{
+	char arg[16];
+	pid_t pid;
+	int status;
+
+	snprintf(arg, sizeof(arg), "%u", k);
+	*t = now();
+	pid = fork();
+	if (pid == 0) {
+		execl(self_path, self_path, "exec", arg, (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || status)
+		return -1;
+	*t = now() - *t;
+	return 0;
+}
+
+static void measure_exec(unsigned int n, const char *width)
+{
+	unsigned long long best = ~0ULL, one, many;
+	int r;
+
+	for (r = 0; r < REPS; r++) {
+		if (exec_chain(1, &one) || exec_chain(EXECS + 1, &many)) {
+			note("@@BENCH error %u %s execve of %s failed\n", n, width, self_path);
+			return;
+		}
+		if (many > one && many - one < best)
+			best = many - one;
+	}
+	report("execve", n, width, (double)best / EXECS);
+}
+
+static void do_fork_exit_wait(void *arg __attribute__((unused)))
+{
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(0);
+	waitpid(pid, NULL, 0);
+}
+
+static void do_clone_newuser(void *arg)
+{
+	pid_t pid = syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, 0, 0, 0, 0);
+
+	if (pid == 0)
+		_exit(0);
+	if (pid < 0)
+		*(int *)arg = errno;
+	else
+		waitpid(pid, NULL, 0);
+}
+
+static void do_unshare_newuser(void *arg)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0)
+		_exit(unshare(CLONE_NEWUSER) ? 1 : 0);
+	waitpid(pid, &status, 0);
+	if (status)
+		*(int *)arg = 1;
+}
+
+/* Processes and namespaces made and freed, in the initial namespace. */
+static void processes(void)
+{
+	int err = 0;
+
+	report("fork_exit_wait", 0, "-", measure_steady(do_fork_exit_wait, NULL, 200, 500));
+	if (access("/proc/self/ns/user", F_OK))
+		return;
+	report("clone_newuser_exit_wait", 0, "-",
+	       measure_steady(do_clone_newuser, &err, 200, 500));
+	if (err)
+		note("@@BENCH error 0 - clone(CLONE_NEWUSER): %s\n", strerror(err));
+	report("unshare_newuser_exit_wait", 0, "-",
+	       measure_steady(do_unshare_newuser, &err, 200, 500));
+	if (err)
+		note("@@BENCH error 0 - unshare(CLONE_NEWUSER) failed\n");
 }
 
 /*
@@ -249,6 +469,21 @@ static int child_work(const struct layout *l, unsigned int n, unsigned int t)
 	if (l->full)
 		report("setfsuid_last", n, l->name,
 		       measure_steady(do_setfsuid, &target, 8 * ITERS, 16 * ITERS));
+	/*
+	 * Last, as a container's processes run: with the namespace's first
+	 * mapped uid and gid (its root in narrow maps, an unprivileged user
+	 * in wide ones), the path walks and execve().
+	 */
+	if (l->full) {
+		if (setresgid(ext_first[0], ext_first[0], ext_first[0]) ||
+		    setresuid(ext_first[0], ext_first[0], ext_first[0])) {
+			note("@@BENCH error %u %s setresuid(%u): %s\n", n, l->name,
+			     ext_first[0], strerror(errno));
+			return 1;
+		}
+		all_walks(n, l->name, true);
+		measure_exec(n, l->name);
+	}
 	return 0;
 }
 
@@ -482,8 +717,8 @@ static void settle(void)
 
 /*
  * Bytes of MemFree that NS_MEM namespaces take, each with the uid_map
- * @text, kept alive by an open /proc/PID/ns/user after their process
- * exits; -1 if a write failed.
+ * @text (none if NULL), kept alive by an open /proc/PID/ns/user after
+ * their process exits; -1 if a write failed.
  */
 static long long namespaces_cost(const char *file, const char *text)
 {
@@ -509,7 +744,7 @@ static long long namespaces_cost(const char *file, const char *text)
 		pid = waiting_child(&go, &back, &cmd);
 		if (pid == 0)
 			_exit(0);
-		err = write_map(pid, file, text, &t);
+		err = text ? write_map(pid, file, text, &t) : 0;
 		if (err)
 			fprintf(stderr, "@@MEMERR %s %d namespaces: %s\n", file, i, strerror(-err));
 		snprintf(path, sizeof(path), "/proc/%d/ns/user", pid);
@@ -577,6 +812,13 @@ static void memory(const struct layout *l, unsigned int n, bool user)
 
 static void memories(void)
 {
+	struct rlimit lim = { NS_MEM + 64, NS_MEM + 64 };
+	long long bytes;
+
+	/* A namespace without maps, against none at all. */
+	setrlimit(RLIMIT_NOFILE, &lim);
+	bytes = namespaces_cost("uid_map", NULL);
+	note("@@BENCH mem_per_ns 0 - %lld\n", bytes / NS_MEM);
 	memory(&layouts[1], 6, false);
 	memory(&layouts[1], 340, false);
 	memory(&layouts[1], 4096, false);
@@ -593,6 +835,21 @@ int main(int argc, char **argv)
 {
 	unsigned int i, s, w;
 
+	/* One link of measure_exec()'s chain. */
+	if (argc == 3 && !strcmp(argv[1], "exec")) {
+		unsigned int k = strtoul(argv[2], NULL, 10);
+		char arg[16];
+
+		if (k <= 1)
+			return 0;
+		snprintf(arg, sizeof(arg), "%u", k - 1);
+		execl("/proc/self/exe", argv[0], "exec", arg, (char *)NULL);
+		return 127;
+	}
+	if (readlink("/proc/self/exe", self_path, sizeof(self_path) - 1) < 0) {
+		perror("readlink /proc/self/exe");
+		return 1;
+	}
 	if (argc > 1 && !strcmp(argv[1], "mem")) {
 		memories();
 		fwrite(results, 1, results_len, stdout);
@@ -609,7 +866,7 @@ int main(int argc, char **argv)
 		for (s = 0; s < NR_SIZES && (*end || n != sizes[s]); s++)
 			;
 		if (s == NR_SIZES) {
-			fprintf(stderr, "idmap_bench: no size %s; the sizes are 1 2 5 6 16 64 340 1024 4096, or \"mem\"\n",
+			fprintf(stderr, "idmap_bench: no size %s; the sizes are 1 2 3 5 6 16 64 340 1024 4096, or \"mem\"\n",
 				argv[i]);
 			return 2;
 		}
@@ -626,6 +883,7 @@ int main(int argc, char **argv)
 	if (have_disk) {
 		char path[64];
 
+		make_walk_tree(DISK_MNT);
 		/* All files first, then read-only: no disk I/O while timing. */
 		for (w = 0; w < NR_LAYOUTS; w++)
 			for (s = 0; s < NR_SIZES; s++) {
@@ -643,7 +901,11 @@ int main(int argc, char **argv)
 	/* The floor: the same stat in the initial namespace. */
 	set_owner("/tmp/b-first", 100001);
 	report("stat_init_ns", 0, "-", measure(do_stat, "/tmp/b-first", ITERS));
-	/* A kernel without user namespaces: only that floor. */
+	make_walk_tree("/tmp");
+	all_walks(0, "-", false);
+	measure_exec(0, "-");
+	processes();
+	/* A kernel without user namespaces: only those floors. */
 	if (access("/proc/self/ns/user", F_OK)) {
 		fwrite(results, 1, results_len, stdout);
 		return 0;

@@ -26,6 +26,14 @@
  *              sort them
  *   crossN     first in order, lower ids the other way ("2i 1000+2(N-1-i)
  *              1"): the two columns must be sorted apart, the most sorting
+ *   open1, stat1, access1, open8, stat8, access8
+ *              openat()+close(), fstatat(), faccessat(R_OK) of a tmpfs
+ *              file 1 or 8 components below a directory's fd (/tmp/pw)
+ *   fork       fork(), the child exits at once, waitpid()
+ *   execve     the same, the child execs this program first ("exit")
+ *   clone_newuser, unshare_newuser
+ *              fork's loop, the child made with CLONE_NEWUSER, or
+ *              unsharing its user namespace before it exits
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -34,6 +42,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sched.h>
+#include <errno.h>
 #include <sys/fsuid.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -187,6 +196,83 @@ static int make_namespaces(unsigned int n, char order, long count)
 	return 0;
 }
 
+/* The path walks below /tmp/pw: the directory's fd and the two files. */
+#define WALK_DIR "/tmp/pw"
+#define WALK8 "a/b/c/d/e/f/g/f"
+static int walk_fd = -1;
+
+static int make_walk_tree(void)
+{
+	char path[64];
+	const char *p;
+	int f;
+
+	mkdir(WALK_DIR, 0755);
+	for (p = WALK8; (p = strchr(p, '/')); p++) {
+		snprintf(path, sizeof(path), WALK_DIR "/%.*s", (int)(p - WALK8), WALK8);
+		mkdir(path, 0755);
+	}
+	f = open(WALK_DIR "/f", O_CREAT | O_WRONLY, 0644);
+	if (f >= 0)
+		close(f);
+	f = open(WALK_DIR "/" WALK8, O_CREAT | O_WRONLY, 0644);
+	if (f >= 0)
+		close(f);
+	walk_fd = open(WALK_DIR, O_PATH | O_DIRECTORY);
+	return walk_fd < 0 ? perror(WALK_DIR), -1 : 0;
+}
+
+static int open_close(const char *path)
+{
+	int f = openat(walk_fd, path, O_RDONLY);
+
+	return f < 0 ? -1 : close(f);
+}
+
+static int do_open1(void) { return open_close("f"); }
+static int do_open8(void) { return open_close(WALK8); }
+
+static int do_stat1(void)
+{
+	struct stat st;
+
+	return fstatat(walk_fd, "f", &st, 0);
+}
+
+static int do_stat8(void)
+{
+	struct stat st;
+
+	return fstatat(walk_fd, WALK8, &st, 0);
+}
+
+static int do_access1(void) { return faccessat(walk_fd, "f", R_OK, 0); }
+static int do_access8(void) { return faccessat(walk_fd, WALK8, R_OK, 0); }
+
+static char *self;	/* this program, for execve */
+
+/* A child made by @flags (0: a plain fork) that runs @child; its status. */
+static int spawn(unsigned long flags, int (*child)(void))
+{
+	pid_t pid = syscall(SYS_clone, flags | SIGCHLD, 0, 0, 0, 0);
+	int status;
+
+	if (pid == 0)
+		_exit(child());
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static int child_exit(void) { return 0; }
+static int child_exec(void) { return execl(self, self, "exit", (char *)NULL), 127; }
+static int child_unshare(void) { return unshare(CLONE_NEWUSER) ? errno : 0; }
+
+static int do_fork(void) { return spawn(0, child_exit); }
+static int do_execve(void) { return spawn(0, child_exec); }
+static int do_clone_newuser(void) { return spawn(CLONE_NEWUSER, child_exit); }
+static int do_unshare_newuser(void) { return spawn(0, child_unshare); }
+
 static const struct {
 	const char *name;
 	int (*fn)(void);
@@ -196,6 +282,16 @@ static const struct {
 	{ "getresuid", do_getresuid },
 	{ "fchown", do_fchown },
 	{ "setfsuid", do_setfsuid },
+	{ "open1", do_open1 },
+	{ "open8", do_open8 },
+	{ "stat1", do_stat1 },
+	{ "stat8", do_stat8 },
+	{ "access1", do_access1 },
+	{ "access8", do_access8 },
+	{ "fork", do_fork },
+	{ "execve", do_execve },
+	{ "clone_newuser", do_clone_newuser },
+	{ "unshare_newuser", do_unshare_newuser },
 };
 
 int main(int argc, char **argv)
@@ -205,6 +301,10 @@ int main(int argc, char **argv)
 	long calls, i;
 	unsigned int w;
 
+	/* The child of the execve workload. */
+	if (argc == 2 && !strcmp(argv[1], "exit"))
+		return 0;
+	self = argv[0];
 	if (argc != 3 && !(argc == 4 && !strcmp(argv[3], "userns"))) {
 		fprintf(stderr, "usage: %s WORKLOAD CALLS [userns]\n", argv[0]);
 		return 2;
@@ -240,6 +340,8 @@ int main(int argc, char **argv)
 		perror(FILE_PATH);
 		return 1;
 	}
+	if (make_walk_tree())
+		return 1;
 	if (argc == 4) {
 		int rc = enter_userns();
 

@@ -9,8 +9,8 @@ import subprocess
 import sys
 from collections import defaultdict
 
-SIZES = [1, 2, 5, 6, 16, 64, 340, 1024, 4096]
 NOISY = set()
+KERNELS = (("stock", "stock"), ("patched", "ours"), ("nouserns", "CONFIG_USER_NS=n"))
 
 
 def main():
@@ -18,6 +18,7 @@ def main():
     data = defaultdict(dict)  # (workload, width) -> {(kernel, n): value}
     mem = defaultdict(dict)  # (width, n) -> {kernel: bytes}
     floor = {}
+    initial = defaultdict(dict)  # workload -> {kernel: value}, N=0 rows
     runs = defaultdict(dict)  # (kernel, workload, n, width) -> {run: value}
     with open(src, newline="") as f:
         for row in csv.DictReader(f):
@@ -32,11 +33,17 @@ def main():
             if row["workload"] == "mem_per_map":
                 mem[(row["width"], int(row["extents"]))][row["kernel"]] = row["instructions"]
                 continue
+            if row["extents"] == "0":
+                initial[row["workload"]][row["kernel"]] = row["instructions"]
+                continue
             key = (row["workload"], row["width"])
             data[key][(row["kernel"], int(row["extents"]))] = row["instructions"]
 
     def fmt(v):
         return "rejected" if v in (None, "rejected") else "%.0f" % float(v)
+
+    # The sizes measured (all of them, in a full run).
+    sizes = sorted({n for cells in data.values() for (_, n) in cells})
 
     lines = ["# Instructions per operation (QEMU -icount shift=0)", ""]
     lines.append("stat() in the initial namespace: stock %s, ours %s; on stock built with"
@@ -47,11 +54,11 @@ def main():
     lines.append("Shapes (bench/shapes.h): narrow and wide are evenly spread; clustered, bimodal,")
     lines.append("random and worst (our index's worst, found by search) run the main workloads.")
     lines.append("")
-    lines.append("| workload | shape | kernel | " + " | ".join("N=%d" % n for n in SIZES) + " |")
-    lines.append("|---|---|---|" + "---|" * len(SIZES))
+    lines.append("| workload | shape | kernel | " + " | ".join("N=%d" % n for n in sizes) + " |")
+    lines.append("|---|---|---|" + "---|" * len(sizes))
     for (work, width) in sorted(data):
         for kernel in ("stock", "patched"):
-            vals = [fmt(data[(work, width)].get((kernel, n))) for n in SIZES]
+            vals = [fmt(data[(work, width)].get((kernel, n))) for n in sizes]
             name = "ours" if kernel == "patched" else kernel
             label = work + (" (noisy)" if work in NOISY else "")
             lines.append("| %s | %s | %s | %s |" % (label, width, name, " | ".join(vals)))
@@ -59,6 +66,21 @@ def main():
         lines.append("")
         lines.append("(noisy): the cost is dominated by work other than the lookup and varies")
         lines.append("from boot to boot; see the last table.")
+    rows = sorted(w for w in initial if w != "mem_per_ns")
+    if rows:
+        lines.append("")
+        lines.append("In the initial namespace, where nearly every process lives (path walks:")
+        lines.append("below a directory's fd; execve: this static program execs itself):")
+        lines.append("")
+        lines.append("| workload | " + " | ".join(label for _, label in KERNELS) + " |")
+        lines.append("|---|" + "---|" * len(KERNELS))
+        for work in rows:
+            lines.append("| %s | %s |" % (work, " | ".join(
+                fmt(initial[work][k]) if k in initial[work] else "-" for k, _ in KERNELS)))
+    if "mem_per_ns" in initial:
+        lines.append("")
+        lines.append("Memory per namespace without maps (bytes of MemFree, 1000 namespaces): %s." % ", ".join(
+            "%s %s" % (label, initial["mem_per_ns"][k]) for k, label in KERNELS if k in initial["mem_per_ns"]))
     if mem:
         lines.append("")
         lines.append("Memory per map (bytes): MemFree before and after 1000 namespaces with one")
@@ -98,7 +120,7 @@ def main():
     curves = [("stock", "narrow"), ("stock", "wide"), ("stock", "clustered")] + [
         ("patched", w) for w in ("narrow", "wide", "clustered", "bimodal", "random", "worst")]
     with open(dat, "w") as f:
-        for n in SIZES:
+        for n in sizes:
             row = [str(n)]
             for kernel, width in curves:
                 v = data[("stat_last", width)].get((kernel, n), "rejected")

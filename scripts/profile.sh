@@ -13,15 +13,20 @@
 # instructions per call for each function and kernel, and the differences,
 # to results/profile-WORKLOAD.md.
 #
-#   WORKLOAD   stat (default), fstat, getresuid, fchown, setfsuid, or
+#   WORKLOAD   stat (default), fstat, getresuid, fchown, setfsuid; the
+#              path walks open1, stat1, access1, open8, stat8, access8 (a
+#              tmpfs file 1 or 8 components below a directory's fd); fork,
+#              execve, clone_newuser, unshare_newuser (a child made, exec'd
+#              or in a new user namespace, that exits); or
 #              writeN: write() of an N-extent uid_map (e.g. write6), in
 #              order; reverseN: the same lines, last first; crossN: lower
-#              ids in the opposite order of first
+#              ids in the opposite order of first (bench/idmap_profile.c)
 #   USERNS=1   run it in a child user namespace (maps "0 100000 65536"),
 #              not in the initial one; results/profile-WORKLOAD-userns.md
 #   CALLS      runs of the workload inside the markers (default 100)
 #   KERNELS    default: nouserns-bench stock-bench patched-bench (with
-#              USERNS=1 or writeN: stock-bench patched-bench)
+#              USERNS=1, writeN or the namespace workloads: stock-bench
+#              patched-bench)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -29,7 +34,10 @@ workload=${WORKLOAD:-stat}
 calls=${CALLS:-100}
 kernels=${KERNELS:-nouserns-bench stock-bench patched-bench}
 case "$workload" in
-stat|fstat|getresuid|fchown|setfsuid) ;;
+stat|fstat|getresuid|fchown|setfsuid|open1|open8|stat1|stat8|access1|access8|fork|execve) ;;
+clone_newuser|unshare_newuser)
+	# A kernel without user namespaces cannot make them.
+	kernels=${KERNELS:-stock-bench patched-bench} ;;
 write* | reverse* | cross*)
 	n=${workload#write} n=${n#reverse} n=${n#cross}
 	if ! [[ $n =~ ^[1-9][0-9]{0,3}$ ]] || [ "$n" -gt 4096 ]; then
@@ -38,7 +46,7 @@ write* | reverse* | cross*)
 	[ "${USERNS:-0}" != 1 ] || die "WORKLOAD=$workload writes its maps from the initial namespace" "leave USERNS unset"
 	# A kernel without user namespaces has no maps to write.
 	kernels=${KERNELS:-stock-bench patched-bench} ;;
-*) die "unknown WORKLOAD '$workload'" "use one of: stat fstat getresuid fchown setfsuid writeN reverseN crossN (N = 1 to 4096)" ;;
+*) die "unknown WORKLOAD '$workload'" "use one of: stat fstat getresuid fchown setfsuid open1 open8 stat1 stat8 access1 access8 fork execve clone_newuser unshare_newuser writeN reverseN crossN (N = 1 to 4096)" ;;
 esac
 where=() name=$workload
 if [ "${USERNS:-0}" = 1 ]; then
