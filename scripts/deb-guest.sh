@@ -9,8 +9,9 @@
 # from the same files), each runs the suites of make check,
 # rootless podman and buildah from a systemd user session, and an
 # out-of-tree module built against each kernel's headers package, and on
-# ours the KUnit suite as a module (guest/debian/run.sh), and prints its KTAP and one "N passed, N failed"
-# line.  KERNEL: patched, stock, debian (default: all three).  Root only
+# ours the KUnit suite as a module (guest/debian/run.sh), and prints its
+# KTAP and one "N passed, N failed" line.  KERNEL: patched, stock, debian
+# (default: all three; docs/results/BASE/ only for all three).  Root only
 # (chroot, mounts).  Logs in build/debian/results/.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
