@@ -17,15 +17,17 @@ for f in "$ours" "$stock"; do
 done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# "symbol crc type" a line, sorted by symbol.
+# "symbol crc type namespace" a line (namespace "-" for none), sorted by
+# symbol.
 for v in ours stock; do
 	f=$ours
 	[ "$v" = stock ] && f=$stock
-	awk -F'\t' '{ print $2, $1, $4 }' "$f" | sort >"$tmp/$v"
+	awk -F'\t' '{ print $2, $1, $4, ($5 == "" ? "-" : $5) }' "$f" | sort >"$tmp/$v"
 done
 join -v 2 "$tmp/ours" "$tmp/stock" >"$tmp/removed"
 join -v 1 "$tmp/ours" "$tmp/stock" >"$tmp/added"
-join "$tmp/ours" "$tmp/stock" | awk '$2 != $4 { print $1, $2, $4 }' >"$tmp/changed"
+# The CRCs that changed: the symbols alone (there are thousands).
+join "$tmp/ours" "$tmp/stock" | awk '$2 != $5 { print $1 }' >"$tmp/changed"
 mkdir -p "$(dirname "$out")"
 {
 	echo "# make deb's kernels (Debian's amd64 config, localmodconfig): Module.symvers of"
@@ -36,13 +38,13 @@ mkdir -p "$(dirname "$out")"
 	echo "added: $(wc -l <"$tmp/added")"
 	echo "crc changed: $(wc -l <"$tmp/changed")"
 	echo
-	echo "## removed (symbol, stock's crc, export)"
+	echo "## removed (symbol, stock's crc, export, namespace)"
 	cat "$tmp/removed"
 	echo
-	echo "## added (symbol, our crc, export)"
+	echo "## added (symbol, our crc, export, namespace)"
 	cat "$tmp/added"
 	echo
-	echo "## crc changed (symbol, ours, stock)"
+	echo "## crc changed (symbol)"
 	cat "$tmp/changed"
 } >"$out"
 sed -n '4,7p' "$out"
