@@ -60,6 +60,10 @@ for v in $kernels; do
 		"$TOP/scripts/vm.sh" --variant "$v" --icount --timeout 1800 --disk "$BUILD/bench-disk.img" \
 			--initramfs "$BUILD/initramfs-bench.cpio" --log "$log" -- "/bench/idmap_bench $sizes" >/dev/null ||
 			die "the benchmark failed on $v" "console: $log"
+		# A workload that failed says so instead of giving a figure.
+		if grep -a '^@@BENCH error ' "$log" >&2; then
+			die "a workload failed on $v (above)" "console: $log"
+		fi
 		sed -n 's/^@@BENCH \([^ ]*\) \([^ ]*\) \([^ ]*\) \([^ ]*\)$/'"${v%-bench},$r"',\1,\2,\3,\4/p' "$log" >>"$csv"
 	done
 done
