@@ -23,6 +23,7 @@ typedef uint64_t u64; typedef uint32_t u32; typedef uint16_t u16; typedef uint8_
 #define __always_inline inline __attribute__((always_inline, gnu_inline))
 #define EXPORT_SYMBOL(x)
 #define EXPORT_SYMBOL_GPL(x)
+#define EXPORT_SYMBOL_IF_KUNIT(x)
 #define __init
 #define subsys_initcall(x)
 #define IS_ENABLED(x) (x)
