@@ -52,10 +52,18 @@ CHANGES=(
 )
 # Debian's config has no KUnit: the engine's suite is built as a module.
 KUNIT=(--module KUNIT --module USER_IDMAP_KUNIT_TEST)
-# Built-in options that must survive localmodconfig (what issue 29 tests).
-KEEP="CONFIG_USER_NS=y CONFIG_SMP=y CONFIG_IA32_EMULATION=y CONFIG_UID16=y
-CONFIG_SECURITY_APPARMOR=y CONFIG_MODULES=y CONFIG_EXT4_FS=m CONFIG_XFS_FS=m
-CONFIG_BTRFS_FS=m CONFIG_OVERLAY_FS=m CONFIG_FUSE_FS=m CONFIG_NFS_FS=m"
+# Options the Debian guest tests, which must survive localmodconfig as
+# Debian's config sets them (built in or a module: 6.12 builds FUSE in,
+# 6.1 has it as a module).
+KEEP_OPTS="USER_NS SMP IA32_EMULATION UID16 SECURITY_APPARMOR MODULES EXT4_FS
+XFS_FS BTRFS_FS OVERLAY_FS FUSE_FS NFS_FS"
+KEEP=""
+for o in $KEEP_OPTS; do
+	want=$(xz -dc "$debcfg" | grep -E "^CONFIG_$o=[ym]\$") ||
+		die "Debian's config $debcfg does not enable CONFIG_$o" \
+			"the guest tests need it: update KEEP_OPTS in $0 for this base"
+	KEEP="$KEEP $want"
+done
 [ "$variant" = stock ] || KEEP="$KEEP CONFIG_USER_IDMAP_KUNIT_TEST=m"
 mods=$TOP/config/debian-modules.txt
 # LOCALVERSION set (empty: CONFIG_LOCALVERSION names the kernel), or
