@@ -14,7 +14,7 @@ B := $(if $(filter 6.1,$(BASE)),build,build/$(BASE))
 
 .PHONY: help deps tree export kernel kernel-patched kernel-stock kernel-nouserns kernels tests initramfs \
 	kernel-debug kernel-stock-debug kernel-kcsan toolsimg clients check check-debug check-kcsan \
-	fuzz plant run shell bench profile holdtime fourlines diffcheck docs docs-check lint bisect samecode deb deb-guest clean distclean
+	fuzz plant run shell bench profile memlines holdtime fourlines diffcheck docs docs-check lint bisect samecode deb deb-guest clean distclean
 
 help:
 	@echo 'make run           build the patched kernel, boot it, run the demo'
@@ -27,6 +27,7 @@ help:
 	@echo 'make plant PLANT=  a planted bug (plants/) that its checker must catch'
 	@echo 'make bench         deterministic benchmark, stock vs patched (results/)'
 	@echo 'make profile       instructions per function of one syscall (WORKLOAD=stat)'
+	@echo 'make memlines      loads, stores and cache lines of the path walks (QEMU plugin)'
 	@echo 'make holdtime      instructions under userns_state_mutex per map write'
 	@echo 'make fourlines     instructions of a 4-cache-line lookup (user-space model)'
 	@echo 'make diffcheck     the engine in user space against naive scans (ASan, UBSan)'
@@ -125,6 +126,9 @@ bench: tree
 
 profile: tree
 	@$(S)/profile.sh
+
+memlines: tree
+	@$(S)/memlines.sh
 
 holdtime: tree
 	@$(S)/holdtime.sh

@@ -33,6 +33,14 @@
  *     that unshares its user namespace first; the namespace is freed by a
  *     kernel worker, which runs while the parent waits;
  *   mem_per_ns: MemFree per namespace without maps.
+ *
+ * "idmap_bench walks [N...]" times nothing: it makes the path walks above
+ * (initial namespace; narrow and wide maps of N extents, default 1 and
+ * 64) in windows marked for the QEMU plugin bench/memlines.c, which
+ * counts the kernel's loads, stores and distinct cache lines in each
+ * (scripts/memlines.sh).  Output, a line per row, in the order of the
+ * plugin's rows:
+ *   @@MEMROW <workload> <N> <shape>
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -68,6 +76,9 @@ static bool size_wanted[NR_SIZES];
 #define DISK_MNT "/tmp/disk"
 #define IDMAPPED "/tmp/idmapped"
 static int have_disk;
+/* "walks": the path walks in the plugin's windows, not timed. */
+static bool mem_windows;
+#define MEM_WINDOWS 64
 static char idmapped_file[64];	/* the file a child stats through IDMAPPED */
 
 static unsigned long long now(void)
@@ -273,6 +284,29 @@ static void report(const char *what, unsigned int n, const char *width, double v
 	note("@@BENCH %s %u %s %.1f\n", what, n, width, v);
 }
 
+/* The marks bench/memlines.c looks for: NOPs to everybody else. */
+#define MARK(disp) asm volatile("nopl " #disp "(%%rax)" ::: "memory")
+
+/*
+ * MEM_WINDOWS calls of @fn(@arg), each in a window of its own, after a
+ * few calls that warm the caches; then the end of the row.
+ */
+static void mem_row(const char *what, unsigned int n, const char *width,
+		    void (*fn)(void *), void *arg)
+{
+	int i;
+
+	note("@@MEMROW %s %u %s\n", what, n, width);
+	for (i = 0; i < 8; i++)
+		fn(arg);
+	for (i = 0; i < MEM_WINDOWS; i++) {
+		MARK(0x1d3a0001);
+		fn(arg);
+		MARK(0x1d3a0002);
+	}
+	MARK(0x1d3a0003);
+}
+
 /*
  * The path walks below @root/pw (@fs names it), reported for @n and
  * @width.  A call that fails would be timed as a cheap one: each is made
@@ -314,7 +348,10 @@ static void walks(const char *root, const char *fs, unsigned int n, const char *
 				continue;
 			}
 			close(fd);
-			report(what, n, width, measure(calls[c].fn, &w, ITERS));
+			if (mem_windows)
+				mem_row(what, n, width, calls[c].fn, &w);
+			else
+				report(what, n, width, measure(calls[c].fn, &w, ITERS));
 		}
 	}
 	close(w.dfd);
@@ -440,6 +477,8 @@ static int child_work(const struct layout *l, unsigned int n, unsigned int t)
 	uid_t target = ext_first[t] + ext_count[t] - 1;
 	int fd, a[2];
 
+	if (mem_windows)
+		goto as_a_container;
 	if (l->full) {
 		report("stat_first", n, l->name, measure(do_stat, "/tmp/b-first", ITERS));
 		report("stat_middle", n, l->name, measure(do_stat, "/tmp/b-middle", ITERS));
@@ -488,6 +527,7 @@ static int child_work(const struct layout *l, unsigned int n, unsigned int t)
 	 * mapped uid and gid (its root in narrow maps, an unprivileged user
 	 * in wide ones), the path walks and execve().
 	 */
+as_a_container:
 	if (l->full) {
 		if (setresgid(ext_first[0], ext_first[0], ext_first[0]) ||
 		    setresuid(ext_first[0], ext_first[0], ext_first[0])) {
@@ -496,7 +536,8 @@ static int child_work(const struct layout *l, unsigned int n, unsigned int t)
 			return 1;
 		}
 		all_walks(n, l->name, true);
-		measure_exec(n, l->name);
+		if (!mem_windows)
+			measure_exec(n, l->name);
 	}
 	return 0;
 }
@@ -847,7 +888,7 @@ static void memories(void)
 /* "idmap_bench mem": the memory figures alone. */
 int main(int argc, char **argv)
 {
-	unsigned int i, s, w;
+	unsigned int i, s, w, first = 1;
 
 	/* One link of measure_exec()'s chain. */
 	if (argc == 3 && !strcmp(argv[1], "exec")) {
@@ -870,17 +911,22 @@ int main(int argc, char **argv)
 		return 0;
 	}
 
-	/* No size named: all of them. */
+	if (argc > 1 && !strcmp(argv[1], "walks")) {
+		mem_windows = true;
+		first = 2;
+	}
+	/* No size named: all of them (walks: 1 and 64). */
 	for (s = 0; s < NR_SIZES; s++)
-		size_wanted[s] = argc == 1;
-	for (i = 1; i < (unsigned int)argc; i++) {
+		size_wanted[s] = argc == (int)first &&
+				 (!mem_windows || sizes[s] == 1 || sizes[s] == 64);
+	for (i = first; i < (unsigned int)argc; i++) {
 		char *end;
 		unsigned long n = strtoul(argv[i], &end, 10);
 
 		for (s = 0; s < NR_SIZES && (*end || n != sizes[s]); s++)
 			;
 		if (s == NR_SIZES) {
-			fprintf(stderr, "idmap_bench: no size %s; the sizes are 1 2 3 5 6 16 64 340 1024 4096, or \"mem\"\n",
+			fprintf(stderr, "idmap_bench: no size %s; the sizes are 1 2 3 5 6 16 64 340 1024 4096, or \"mem\", or \"walks\" and sizes\n",
 				argv[i]);
 			return 2;
 		}
@@ -914,11 +960,14 @@ int main(int argc, char **argv)
 		snprintf(spread_path[i], sizeof(spread_path[i]), "/tmp/s%u", i);
 	/* The floor: the same stat in the initial namespace. */
 	set_owner("/tmp/b-first", 100001);
-	report("stat_init_ns", 0, "-", measure(do_stat, "/tmp/b-first", ITERS));
+	if (!mem_windows)
+		report("stat_init_ns", 0, "-", measure(do_stat, "/tmp/b-first", ITERS));
 	make_walk_tree("/tmp");
 	all_walks(0, "-", false);
-	measure_exec(0, "-");
-	processes();
+	if (!mem_windows) {
+		measure_exec(0, "-");
+		processes();
+	}
 	/* A kernel without user namespaces: only those floors. */
 	if (access("/proc/self/ns/user", F_OK)) {
 		fwrite(results, 1, results_len, stdout);
@@ -926,7 +975,7 @@ int main(int argc, char **argv)
 	}
 	for (w = 0; w < NR_LAYOUTS; w++)
 		for (s = 0; s < NR_SIZES; s++)
-			if (size_wanted[s])
+			if (size_wanted[s] && (!mem_windows || layouts[w].full))
 				run(&layouts[w], sizes[s]);
 	if (argc == 1)
 		memories();

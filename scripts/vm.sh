@@ -21,6 +21,8 @@
 #                      'singlestep on' and 'log exec,nochain'), then send a
 #                      line to its console; stop at @@PROFILE-DONE
 #                      (make profile, bench/idmap_profile.c)
+#   --plugin SO LOG    load the TCG plugin SO, its output (QEMU's log,
+#                      '-d plugin') to LOG (make memlines, bench/memlines.c)
 # The console streams to stdout.  Exit status: the guest command's, or 124
 # when the guest timed out, 125 when it ended without reporting a status.
 set -euo pipefail
@@ -37,6 +39,7 @@ smp=1
 more_append=""
 shell=0
 exec_log=""
+plugin=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernel=$2; shift 2 ;;
@@ -51,6 +54,12 @@ while [ $# -gt 0 ]; do
 	--append) more_append=$2; shift 2 ;;
 	--shell) shell=1; shift ;;
 	--exec-log) exec_log=$2; shift 2 ;;
+	--plugin)
+		if [ ! -r "${2:-}" ] || [ -z "${3:-}" ]; then
+			die "--plugin takes a plugin (a readable .so) and a log file"
+		fi
+		plugin=(-plugin "file=$2" -d plugin -D "$3")
+		shift 3 ;;
 	--) shift; break ;;
 	-h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown option '$1'" "see '$0 --help'" ;;
@@ -103,7 +112,7 @@ if [ "$icount" = 1 ]; then
 fi
 qemu=(qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -m "$mem" -smp "$smp"
 	-kernel "$kernel" -initrd "$rd" -no-reboot -nodefaults -display none
-	-append "$append" "${extra[@]}")
+	-append "$append" "${extra[@]}" "${plugin[@]}")
 n=0
 for d in "${disks[@]}"; do
 	qemu+=(-drive "file=$d,format=raw,if=virtio,index=$n")
@@ -131,6 +140,7 @@ out=$tmp/console.log
 set +e
 if [ -n "$exec_log" ]; then
 	[ "$icount" = 1 ] || die "--exec-log needs --icount"
+	[ ${#plugin[@]} = 0 ] || die "--exec-log and --plugin both write QEMU's log: use one"
 	mkfifo "$tmp/ser.in" "$tmp/ser.out" "$tmp/mon.in" "$tmp/mon.out"
 	timeout -k 5 "$timeout" "${qemu[@]}" -serial "pipe:$tmp/ser" -monitor "pipe:$tmp/mon" \
 		-D "$exec_log" </dev/null &
