@@ -467,11 +467,12 @@ DEBIAN_KERNELS = [
 ]
 
 
-def gen_debian(ctx, base):
-    """README: make deb-guest's counts per kernel, side by side."""
+def debian_summary(ctx, base):
+    """({kernel: p/f/s}, {kernel: release}, total line) of BASE's debian.txt."""
     path = os.path.join(ctx.top, "docs", "results", base, "debian.txt")
     if not os.path.exists(path):
-        raise DataError("no docs/results/%s/debian.txt (make deb-guest writes it)" % base)
+        raise DataError("no docs/results/%s/debian.txt (make deb-guest%s writes it)"
+                        % (base, "" if base == "6.1" else " BASE=" + base))
     parts, rels, total = {}, {}, None
     with open(path) as f:
         for line in f:
@@ -485,11 +486,22 @@ def gen_debian(ctx, base):
     if total is None or not parts:
         raise DataError("%s has no per-kernel counts and total line" % path)
     ctx.source(base, "debian.txt", "`make deb-guest%s`" % ("" if base == "6.1" else " BASE=" + base))
-    out = ["| kernel (%s) | release | passed/failed/skipped |" % base, "|---|---|---|"]
+    return parts, rels, total
+
+
+def gen_debian(ctx, *bases):
+    """README: make deb-guest's counts per kernel, a column per base."""
+    if not bases:
+        raise DataError("generator 'debian' needs one base or more (debian 6.1 6.12)")
+    sums = [debian_summary(ctx, b) for b in bases]
+    out = ["| kernel | %s |" % " | ".join("%s: release, passed/failed/skipped" % b for b in bases),
+           "|---|" + "---|" * len(bases)]
     for name, label in DEBIAN_KERNELS:
-        out.append("| %s | %s | %s |" % (label, rels.get(name, "-"),
-                                         parts.get(name, "not run yet")))
-    out.append("| **all** | | %s |" % "/".join(re.findall(r"\d+", total)))
+        out.append("| %s | %s |" % (label, " | ".join(
+            "%s, %s" % (rels.get(name, "-"), parts.get(name, "not run yet"))
+            for parts, rels, _ in sums)))
+    out.append("| **all** | %s |" % " | ".join(
+        "/".join(re.findall(r"\d+", total)) for _, _, total in sums))
     return out
 
 
