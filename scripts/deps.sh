@@ -15,8 +15,9 @@ pkgs=(
 	qemu-system-x86 busybox-static e2fsprogs uidmap util-linux libc6-dev libcap-dev libcap-ng-dev
 	# container tools the guest runs (guest/tools/, scripts/mktoolsimg.sh)
 	bubblewrap lxc crun runc podman buildah conmon golang-github-containers-common
-	# make deb, make deb-guest: Debian's config, packaging, a bookworm guest
-	"linux-config-$KBASE" fakeroot debootstrap
+	# make deb, make deb-guest: Debian's config, packaging (6.12's
+	# bindeb-pkg declares debhelper-compat 12), a bookworm guest
+	"linux-config-$KBASE" fakeroot debhelper debootstrap
 	# uid16_test: a 32-bit program (the 16-bit id calls)
 	gcc-multilib
 	# lint and benchmark
