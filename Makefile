@@ -12,7 +12,7 @@ B := $(if $(filter 6.1,$(BASE)),build,build/$(BASE))
 # Never two kernel builds at once (2 cores): run targets one after another.
 .NOTPARALLEL:
 
-.PHONY: help deps tree export kernel kernel-patched kernel-stock kernel-nouserns kernels tests initramfs \
+.PHONY: help deps tree export kernel kernel-patched kernel-stock kernel-nouserns compile-nouserns kernels tests initramfs \
 	kernel-debug kernel-stock-debug kernel-kcsan toolsimg clients check check-debug check-kcsan \
 	fuzz plant run shell bench profile memlines holdtime fourlines diffcheck docs docs-check lint bisect samecode deb deb-guest clean distclean
 
@@ -66,6 +66,18 @@ kernel-nouserns: tree
 	@$(S)/build-kernel.sh nouserns
 
 kernels: kernel kernel-stock kernel-nouserns
+
+# The CONFIG_USER_NS=n side of the series compiled, not booted: the files
+# it changes that such a kernel builds, and callers of every id helper
+# (CI, in place of the third kernel; make check boots that kernel).
+NOUSERNS_OBJS ?= fs/stat.o fs/open.o fs/namei.o \
+	fs/attr.o fs/inode.o fs/posix_acl.o fs/exec.o fs/ext4/inode.o \
+	fs/ext4/ialloc.o fs/ext4/super.o fs/proc/base.o fs/proc/array.o \
+	kernel/cred.o kernel/groups.o kernel/sys.o \
+	kernel/capability.o kernel/signal.o kernel/fork.o kernel/user.o \
+	ipc/util.o net/core/sock.o net/core/scm.o security/commoncap.o
+compile-nouserns: tree
+	@OBJS="$(NOUSERNS_OBJS)" $(S)/build-kernel.sh nouserns
 
 kernel-debug: tree
 	@$(S)/build-kernel.sh patched-debug
