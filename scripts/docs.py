@@ -155,6 +155,44 @@ def gen_workload(ctx, base, work, *shapes):
     return out
 
 
+def gen_rows(ctx, base, n, *works):
+    """Named workloads of make bench at one size (0: the initial namespace,
+    where the kernel without user namespaces is the floor; otherwise the
+    narrow map of N extents).  A name ending in '*' is a prefix."""
+    data, _ = bench(ctx, base)
+    n = int(n)
+    width = "-" if n == 0 else "narrow"
+    names = []
+    for work, w in data:
+        if w != width or work in names:
+            continue
+        if any(work == x or (x.endswith("*") and work.startswith(x[:-1])) for x in works):
+            names.append(work)
+    if not names:
+        raise DataError("no rows of %s at N=%d" % (" ".join(works), n))
+    kernels = ["stock", "patched"]
+    if n == 0 and any(("nouserns", 0) in data[(w, width)] for w in names):
+        kernels.insert(0, "nouserns")
+    label = {"nouserns": "no user namespaces", "stock": "stock", "patched": "ours"}
+    where = "initial namespace" if n == 0 else "%d-extent map" % n
+    head = "| %s (%s), instructions | %s |" % (where, base, " | ".join(label[k] for k in kernels))
+    over = ["ours over stock"]
+    if kernels[0] == "nouserns":
+        over.insert(0, "ours over no user namespaces")
+    out = [head[:-1] + "| " + " | ".join(over) + " |",
+           "|---|" + "---|" * (len(kernels) + len(over))]
+    for work in names:
+        cells = data[(work, width)]
+        vals = [cells.get((k, n)) for k in kernels]
+        ours = cells.get(("patched", n))
+        rel = []
+        for k in (["nouserns"] if kernels[0] == "nouserns" else []) + ["stock"]:
+            ref = cells.get((k, n))
+            rel.append("" if ours is None or ref is None else pct(ours, ref))
+        out.append("| %s | %s | %s |" % (work, " | ".join(num(v) for v in vals), " | ".join(rel)))
+    return out
+
+
 def gen_init(ctx, base):
     """stat() in the initial namespace, one sentence."""
     _, floor = bench(ctx, base)
@@ -510,6 +548,7 @@ GENERATORS = {
     "glance": gen_glance,
     "workload": gen_workload,
     "init": gen_init,
+    "rows": gen_rows,
     "memory": gen_memory,
     "cachelines": gen_cachelines,
     "holdtime": gen_holdtime,
