@@ -183,13 +183,13 @@ def gen_rows(ctx, base, n, *works):
            "|---|" + "---|" * (len(kernels) + len(over))]
     for work in names:
         cells = data[(work, width)]
-        vals = [cells.get((k, n)) for k in kernels]
+        vals = [num(cells[(k, n)]) if (k, n) in cells else "-" for k in kernels]
         ours = cells.get(("patched", n))
         rel = []
         for k in (["nouserns"] if kernels[0] == "nouserns" else []) + ["stock"]:
             ref = cells.get((k, n))
             rel.append("" if ours is None or ref is None else pct(ours, ref))
-        out.append("| %s | %s | %s |" % (work, " | ".join(num(v) for v in vals), " | ".join(rel)))
+        out.append("| %s | %s | %s |" % (work, " | ".join(vals), " | ".join(rel)))
     return out
 
 
