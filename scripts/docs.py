@@ -174,21 +174,17 @@ def gen_rows(ctx, base, n, *works):
     if n == 0 and any(("nouserns", 0) in data[(w, width)] for w in names):
         kernels.insert(0, "nouserns")
     label = {"nouserns": "no user namespaces", "stock": "stock", "patched": "ours"}
+    refs = kernels[:-1]
     where = "initial namespace" if n == 0 else "%d-extent map" % n
-    head = "| %s (%s), instructions | %s |" % (where, base, " | ".join(label[k] for k in kernels))
-    over = ["ours over stock"]
-    if kernels[0] == "nouserns":
-        over.insert(0, "ours over no user namespaces")
-    out = [head[:-1] + "| " + " | ".join(over) + " |",
-           "|---|" + "---|" * (len(kernels) + len(over))]
+    out = ["| %s (%s), instructions | %s |" % (where, base, " | ".join(
+        [label[k] for k in kernels] + ["ours over " + label[k] for k in refs])),
+        "|---|" + "---|" * (len(kernels) + len(refs))]
     for work in names:
         cells = data[(work, width)]
         vals = [num(cells[(k, n)]) if (k, n) in cells else "-" for k in kernels]
         ours = cells.get(("patched", n))
-        rel = []
-        for k in (["nouserns"] if kernels[0] == "nouserns" else []) + ["stock"]:
-            ref = cells.get((k, n))
-            rel.append("" if ours is None or ref is None else pct(ours, ref))
+        rel = ["" if ours is None or cells.get((k, n)) is None else pct(ours, cells[(k, n)])
+               for k in refs]
         out.append("| %s | %s | %s |" % (work, " | ".join(vals), " | ".join(rel)))
     return out
 
